@@ -1,0 +1,105 @@
+"""The ``companion`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from companion import __version__
+from companion.record import BadRecord, dump_record, read_record, replay
+from companion.replay import replay_json, scoreboard_text
+
+
+def _replay(args: argparse.Namespace) -> int:
+    game = replay(read_record(args.file))
+    if args.json:
+        sys.stdout.write(json.dumps(replay_json(game), ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(scoreboard_text(game))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from companion.sim.starwars_games import simulate_game
+
+    if args.game != "starwars":
+        raise SystemExit(f"companion simulate: only --game starwars can be simulated so far, not {args.game}")
+    try:
+        result = simulate_game(args.players, args.seed, args.variant, catalog_ids=args.catalog_ids)
+    except ValueError as error:
+        raise SystemExit(f"companion simulate: {error}") from None
+    text = dump_record(type(result.game), result.setup, result.events)
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    scores = ", ".join(f"{name} {points}" for name, points in result.game.scores().items())
+    print(
+        f"wrote {args.out}: {len(result.events)} events, {len(result.game.board.order)} tiles, "
+        f"{len(result.game.battles)} battles; scores: {scores}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from companion.web.demo import run_demo
+
+    return run_demo(record=args.record, pace=args.pace, host=args.host, port=args.port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="Table Companion: keeps score of physical board games.",
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    replay_cmd = commands.add_parser("replay", help="replay a game record and show the scores")
+    replay_cmd.add_argument("file", help="a game record (.jsonl)")
+    replay_cmd.add_argument("--json", action="store_true", help="print the result as JSON")
+    replay_cmd.set_defaults(run=_replay)
+
+    sim = commands.add_parser("simulate", help="play a random legal game and write its record")
+    sim.add_argument("--game", default="starwars", help="the game (default: starwars)")
+    sim.add_argument("--players", type=int, default=3, help="2 to 5 (default: 3)")
+    sim.add_argument("--seed", type=int, default=0, help="the same seed gives the same game")
+    sim.add_argument("--variant", choices=("standard", "teams"), default="standard")
+    sim.add_argument("--catalog-ids", action="store_true", help="write tiles as catalog ids, not inline")
+    sim.add_argument("--out", required=True, help="where to write the record ('-' for stdout)")
+    sim.set_defaults(run=_simulate)
+
+    demo = commands.add_parser("demo", help="serve the scoreboard while replaying a game at table pace")
+    demo.add_argument("--record", help="the record to replay (default: the bundled demo game)")
+    demo.add_argument("--pace", type=float, default=3.0, help="seconds between events (default: 3)")
+    demo.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    demo.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+        return code
+    except BadRecord as error:
+        print(error, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug of ours: say so in one line, keep the trace for --debug
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        print(f"companion: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        print("companion: run again with COMPANION_DEBUG=1 to see where", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

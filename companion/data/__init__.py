@@ -1,0 +1,1 @@
+"""Data files bundled with the package (the demo record)."""

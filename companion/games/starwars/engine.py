@@ -1,0 +1,510 @@
+"""The Carcassonne: Star Wars rules engine.
+
+A turn is: the player's tile, optionally one meeple, the battles that follow (dice arrive as
+roll events), then scoring of what the tile completed. Records have no "end of turn" event,
+so a turn without a battle is scored when the next event shows the turn is over (the next tile,
+or ``end``); a meeple, which is the turn's last free choice, closes the turn at once.
+
+Every check runs before anything changes: an illegal event leaves the game as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from companion.games.base import Cell, FormatError, Game, IllegalEvent, ScoreChange, Setup
+from companion.games.fields import check_object, get_players, get_str
+from companion.games.starwars import events as ev
+from companion.games.starwars.battle import Battle, Fighter, dice_for, judge_round
+from companion.games.starwars.board import Board, Domain, Meeple
+from companion.games.starwars.scoring import completed_score, final_score
+from companion.games.starwars.tiles import AROUND, PLANET, SIDES, Tile
+
+COLOURS = ("red", "green", "black", "white", "orange")
+FACTION_OF_COLOUR = {
+    "red": "rebels",
+    "green": "rebels",
+    "black": "empire",
+    "white": "empire",
+    "orange": "bounty",
+}
+FACTION_NAMES = {"rebels": "Rebels", "empire": "Empire", "bounty": "Bounty Hunters"}
+TEAM_COLOURS = {"red", "green", "black", "white"}
+VARIANTS = ("standard", "teams")
+SUPPLY = {"small": 4, "large": 1}
+
+
+class Phase(enum.Enum):
+    START = "start"  # waiting for the start tile
+    TILE = "tile"  # waiting for the next player's tile
+    MEEPLE = "meeple"  # a tile is down; its player may add a meeple
+    BATTLE = "battle"  # dice are awaited
+    OVER = "over"  # final scoring is done
+
+
+def _dice_word(count: int) -> str:
+    return f"{count} die" if count == 1 else f"{count} dice"
+
+
+def _cells_json(cells: Sequence[Cell] | set[Cell]) -> list[list[int]]:
+    return [list(c) for c in sorted(cells)]
+
+
+class StarWarsGame(Game):
+    name = "starwars"
+    title = "Carcassonne: Star Wars"
+
+    # --- the record form ---------------------------------------------------------------------
+
+    @classmethod
+    def parse_setup(cls, header: Mapping[str, Any]) -> Setup:
+        check_object(header, "the header", required=("record", "game", "players"), optional=("variant",))
+        variant = "standard"
+        if "variant" in header:
+            variant = get_str(header, "variant", "the header", VARIANTS)
+        players = get_players(header, COLOURS, 2, 5)
+        if variant == "teams" and (len(players) != 4 or {p.color for p in players} != TEAM_COLOURS):
+            raise FormatError(
+                "the team variant is for 4 players: red and green (Rebels) against black and white (Empire)"
+            )
+        return Setup(cls.name, variant, players, header.get("meta"))
+
+    @classmethod
+    def parse_event(cls, obj: Mapping[str, Any]) -> ev.Event:
+        return ev.parse_event(obj)
+
+    @classmethod
+    def event_to_json(cls, event: ev.Event) -> dict[str, Any]:
+        return ev.event_to_json(event)
+
+    # --- state ---------------------------------------------------------------------------------
+
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(setup)
+        self.players = setup.players
+        self.teams = setup.variant == "teams"
+        self._turn_order = {p.name: i for i, p in enumerate(self.players)}
+        self._fighters: list[Fighter] = []
+        self._fighter_of: dict[str, Fighter] = {}
+        for player in self.players:
+            faction = FACTION_OF_COLOUR[player.color]
+            if self.teams:
+                if faction not in {f.key for f in self._fighters}:
+                    members = tuple(p.name for p in self.players if FACTION_OF_COLOUR[p.color] == faction)
+                    label = f"{FACTION_NAMES[faction]} ({', '.join(members)})"
+                    self._fighters.append(Fighter(faction, label, faction, members))
+                self._fighter_of[player.name] = next(f for f in self._fighters if f.key == faction)
+            else:
+                fighter = Fighter(player.name, player.name, faction, (player.name,))
+                self._fighters.append(fighter)
+                self._fighter_of[player.name] = fighter
+
+        self.board = Board()
+        self.supply = {p.name: dict(SUPPLY) for p in self.players}
+        self._points = {p.name: 0 for p in self.players}
+        self._log: list[ScoreChange] = []
+        self._phase = Phase.START
+        self._turn = 0  # tiles placed after the start tile
+        self._current: Cell | None = None  # the tile placed this turn
+        self._meeple: Meeple | None = None  # the meeple placed this turn
+        self._queue: list[Domain] = []  # contested domains whose battle has not started
+        self._battle: Battle | None = None
+        self._meeple_ids = 0
+        self.battles: list[dict[str, Any]] = []  # every finished battle, round by round
+        self.completed: list[dict[str, Any]] = []  # every domain completed during play
+
+    @property
+    def log(self) -> Sequence[ScoreChange]:
+        return self._log
+
+    @property
+    def finished(self) -> bool:
+        return self._phase is Phase.OVER
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def turn(self) -> int:
+        return self._turn
+
+    @property
+    def current_player(self) -> str | None:
+        """Who placed the tile of the turn under way (None before the first turn)."""
+        return self.players[(self._turn - 1) % len(self.players)].name if self._turn else None
+
+    @property
+    def next_player(self) -> str:
+        """Whose tile comes next."""
+        return self.players[self._turn % len(self.players)].name
+
+    def scores(self) -> dict[str, int]:
+        if not self.teams:
+            return dict(self._points)
+        team_total: dict[str, int] = {}
+        for name, points in self._points.items():
+            key = self._fighter_of[name].key
+            team_total[key] = team_total.get(key, 0) + points
+        return {p.name: team_total[self._fighter_of[p.name].key] for p in self.players}
+
+    def copy(self) -> StarWarsGame:
+        return copy.deepcopy(self)
+
+    def meeples_on_board(self) -> list[Meeple]:
+        return [m for domain in self.board.domains() for m in domain.meeples]
+
+    # --- applying events -----------------------------------------------------------------------
+
+    def apply(self, event: ev.Event) -> list[ScoreChange]:
+        if self._phase is Phase.OVER:
+            raise IllegalEvent('the game is over: nothing may follow "end"')
+        logged = len(self._log)
+        if isinstance(event, ev.TilePlaced):
+            self._on_tile(event)
+        elif isinstance(event, ev.MeeplePlaced):
+            self._on_meeple(event)
+        elif isinstance(event, ev.DiceRolled):
+            self._on_roll(event)
+        elif isinstance(event, ev.GameEnded):
+            self._on_end()
+        else:
+            raise IllegalEvent(f"not a Star Wars event: {event!r}")
+        return self._log[logged:]
+
+    def _check_player(self, name: str) -> None:
+        if name not in self._turn_order:
+            raise IllegalEvent(f'"{name}" is not a player in this game')
+
+    def _on_tile(self, event: ev.TilePlaced) -> None:
+        if self._phase is Phase.START:
+            if event.player is not None:
+                raise IllegalEvent('the first tile is the start tile: its "player" must be null')
+            self.board.place(event.at, event.tile)
+            self._phase = Phase.TILE
+            return
+        if event.player is None:
+            raise IllegalEvent('only the first tile, the start tile, has "player": null')
+        self._check_player(event.player)
+        self._check_turn_can_end("the next tile")
+        if event.player != self.next_player:
+            raise IllegalEvent(f"it is {self.next_player}'s turn to place a tile, not {event.player}'s")
+        reason = self.board.fit_error(event.at, event.tile)
+        if reason:
+            raise IllegalEvent(reason)
+        self._end_open_turn()
+        self.board.place(event.at, event.tile)
+        self._turn += 1
+        self._current = event.at
+        self._meeple = None
+        self._phase = Phase.MEEPLE
+
+    def _on_meeple(self, event: ev.MeeplePlaced) -> None:
+        self._check_player(event.player)
+        if self._phase is Phase.BATTLE:
+            raise IllegalEvent(self._battle_text(self._battle_or_pending()) + ": roll first")
+        if self._phase is not Phase.MEEPLE or event.player != self.current_player:
+            if self._meeple is not None and event.player == self.current_player:
+                raise IllegalEvent(f"{event.player} has already placed a meeple this turn")
+            raise IllegalEvent(
+                f"{event.player} may not place a meeple now: a meeple goes right after its player's own tile"
+            )
+        if self.supply[event.player][event.size] == 0:
+            raise IllegalEvent(f"{event.player} has no {event.size} meeple left")
+        domain, feature = self._meeple_target(event)
+        meeple = Meeple(self._meeple_ids, event.player, event.size, event.at, feature)
+        self._meeple_ids += 1
+        domain.meeples.append(meeple)
+        self.supply[event.player][event.size] -= 1
+        self._meeple = meeple
+        self._start_battles()
+
+    def _meeple_target(self, event: ev.MeeplePlaced) -> tuple[Domain, int]:
+        here = self._current
+        assert here is not None
+        if event.feature == PLANET:
+            tile = self.board.tiles.get(event.at)
+            if tile is None or tile.planet is None:
+                raise IllegalEvent(f"there is no planet at {list(event.at)}")
+            if max(abs(event.at[0] - here[0]), abs(event.at[1] - here[1])) > 1:
+                raise IllegalEvent(
+                    f"the planet at {list(event.at)} is neither on the tile just placed at "
+                    f"{list(here)} nor on one of the 8 cells around it"
+                )
+            return self.board.domain(event.at, tile.planet), tile.planet
+        if event.at != here:
+            raise IllegalEvent(
+                f"a meeple goes on the tile just placed at {list(here)} (or on a planet around "
+                f"it), not at {list(event.at)}"
+            )
+        side = SIDES.index(event.feature)
+        feature = self.board.tiles[here].side_feature[side]
+        if feature < 0:
+            raise IllegalEvent(
+                f"no trade route or asteroid field touches side {event.feature} of the tile at {list(here)}"
+            )
+        domain = self.board.domain(here, feature)
+        if domain.meeples:
+            owners = ", ".join(sorted({m.player for m in domain.meeples}))
+            raise IllegalEvent(f"that {domain.label} already holds a meeple ({owners})")
+        return domain, feature
+
+    def _on_roll(self, event: ev.DiceRolled) -> None:
+        self._check_player(event.player)
+        battle = self._battle_or_pending()
+        if battle is None:
+            raise IllegalEvent("no battle is waiting for dice")
+        fighter = self._fighter_of[event.player]
+        if fighter not in battle.fighters:
+            names = ", ".join(f.label for f in battle.fighters)
+            raise IllegalEvent(f"{event.player} is not fighting in this battle (fighters: {names})")
+        if fighter.key not in battle.active:
+            raise IllegalEvent(f"{fighter.label} is out of this battle and rolls no more")
+        if fighter.key in battle.rolls:
+            raise IllegalEvent(f"{fighter.label} has already rolled in round {battle.round}")
+        wanted = battle.dice[fighter.key]
+        if len(event.dice) != wanted:
+            raise IllegalEvent(
+                f"{fighter.label} rolls {_dice_word(wanted)} in this battle, not {len(event.dice)}"
+            )
+        if self._phase is Phase.MEEPLE:
+            self._start_battles()
+            battle = self._battle
+            assert battle is not None
+        battle.rolls[fighter.key] = (event.player, event.dice)
+        if len(battle.rolls) == len(battle.active):
+            self._finish_round(battle)
+
+    def _on_end(self) -> None:
+        if self._phase is Phase.START:
+            raise IllegalEvent("the game cannot end before the start tile is placed")
+        self._check_turn_can_end("the end of the game")
+        self._end_open_turn()
+        waiting = [d for d in self.board.domains() if d.meeples and not d.complete]
+        for domain in sorted(waiting, key=lambda d: d.key):
+            points, reason = final_score(domain)
+            self._credit(domain, points, reason, final=True)
+        self._phase = Phase.OVER
+
+    # --- turn flow -----------------------------------------------------------------------------
+
+    def _check_turn_can_end(self, what: str) -> None:
+        battle = self._battle_or_pending()
+        if battle is not None:
+            raise IllegalEvent(f"{self._battle_text(battle)}: roll before {what}")
+
+    def _end_open_turn(self) -> None:
+        if self._phase is Phase.MEEPLE:
+            self._start_battles()
+
+    def _contested(self) -> list[Domain]:
+        """Domains where this turn brought meeples of different fighters together, in the
+        order records.md fixes: a planet attack first, then by the placed tile's sides N, E, S, W."""
+        assert self._current is not None
+        found = []
+        meeple = self._meeple
+        if meeple is not None and meeple.cell != self._current:
+            planet = self.board.planet_at(meeple.cell)
+            assert planet is not None
+            if len(self._fighters_in(planet)) > 1:
+                found.append(planet)
+        for domain in self.board.domains_of_tile(self._current):
+            if len(self._fighters_in(domain)) > 1:
+                found.append(domain)
+        return found
+
+    def _fighters_in(self, domain: Domain) -> list[Fighter]:
+        keys = {self._fighter_of[m.player].key for m in domain.meeples}
+        return [f for f in self._fighters if f.key in keys]
+
+    def _make_battle(self, domain: Domain) -> Battle:
+        fighters = tuple(self._fighters_in(domain))
+        return Battle(domain, fighters, {f.key: dice_for(f, domain) for f in fighters}, self._turn)
+
+    def _battle_or_pending(self) -> Battle | None:
+        """The battle waiting for dice, also when the turn has not formally closed yet."""
+        if self._phase is Phase.BATTLE:
+            return self._battle
+        if self._phase is Phase.MEEPLE:
+            contested = self._contested()
+            if contested:
+                return self._make_battle(contested[0])
+        return None
+
+    def _battle_text(self, battle: Battle | None) -> str:
+        assert battle is not None
+        cell = list(battle.domain.anchor)
+        waiting = " and ".join(f"{f.label} ({_dice_word(battle.dice[f.key])})" for f in battle.waiting_for())
+        return f"a battle for the {battle.domain.label} at {cell} is waiting for dice from {waiting}"
+
+    def _start_battles(self) -> None:
+        self._queue = self._contested()
+        self._next_battle()
+
+    def _next_battle(self) -> None:
+        if self._queue:
+            self._battle = self._make_battle(self._queue.pop(0))
+            self._phase = Phase.BATTLE
+        else:
+            self._battle = None
+            self._score_turn()
+            self._phase = Phase.TILE
+
+    def _finish_round(self, battle: Battle) -> None:
+        rolls = {key: battle.rolls[key][1] for key in battle.active}
+        result = judge_round(rolls)
+        label = battle.domain.label
+        for key in battle.active:
+            roller = battle.rolls[key][0]
+            if key in result.losers:
+                dice = battle.dice[key]
+                lost = f"lost with {_dice_word(dice)} = {dice}"
+                reason = f"battle for the {label}, round {battle.round}: {lost}"
+                self._add(roller, dice, reason, "battle", battle.domain, final=False)
+                self._withdraw(battle.domain, key)
+            elif result.winner is None:
+                top = result.highest[key]
+                reason = f"battle for the {label}, round {battle.round}: tie for the highest die ({top}) = 1"
+                self._add(roller, 1, reason, "battle", battle.domain, final=False)
+        battle.history.append(
+            {
+                "round": battle.round,
+                "rolls": [
+                    {"fighter": battle.fighter(k).label, "by": battle.rolls[k][0], "dice": list(rolls[k])}
+                    for k in battle.active
+                ],
+                "tied": [battle.fighter(k).label for k in result.leaders] if result.winner is None else [],
+                "lost": [battle.fighter(k).label for k in result.losers],
+                "won": battle.fighter(result.winner).label if result.winner else None,
+            }
+        )
+        if result.winner is None:
+            battle.active = list(result.leaders)
+            battle.round += 1
+            battle.rolls = {}
+            return
+        record = battle.to_json()
+        record["winner"] = battle.fighter(result.winner).label
+        self.battles.append(record)
+        self._next_battle()
+
+    def _withdraw(self, domain: Domain, fighter_key: str) -> None:
+        for meeple in [m for m in domain.meeples if self._fighter_of[m.player].key == fighter_key]:
+            domain.meeples.remove(meeple)
+            self.supply[meeple.player][meeple.size] += 1
+
+    def _score_turn(self) -> None:
+        here = self._current
+        assert here is not None
+        candidates = self.board.domains_of_tile(here)
+        own_planet = self.board.planet_at(here)
+        if own_planet is not None:
+            candidates.append(own_planet)
+        candidates.extend(self.board.planets_around(here))
+        for domain in candidates:
+            if domain.complete or domain.open > 0:
+                continue
+            domain.complete = True
+            self.completed.append(
+                {
+                    "domain": domain.key,
+                    "kind": domain.kind,
+                    "cells": _cells_json(domain.cells),
+                    "turn": self._turn,
+                    "scored": bool(domain.meeples),
+                }
+            )
+            if domain.meeples:
+                points, reason = completed_score(domain)
+                self._credit(domain, points, reason, final=False)
+                self._withdraw(domain, self._fighter_of[domain.meeples[0].player].key)
+
+    def _credit(self, domain: Domain, points: int, reason: str, final: bool) -> None:
+        """Give a scored domain's points to its owner (after battles there is only one)."""
+        owners = sorted({m.player for m in domain.meeples}, key=self._turn_order.__getitem__)
+        assert len({self._fighter_of[p].key for p in owners}) == 1, "a scored domain has one owner"
+        self._add(owners[0], points, reason, domain.kind, domain, final)
+
+    def _add(self, player: str, points: int, reason: str, kind: str, domain: Domain, final: bool) -> None:
+        self._points[player] += points
+        team = self._fighter_of[player].key if self.teams else None
+        cells = tuple(sorted(domain.cells))
+        entry = ScoreChange(player, points, reason, kind, self._turn, final, team, domain.key, cells)
+        self._log.append(entry)
+
+    # --- what may happen next (for the simulator and the camera tracker) -----------------------
+
+    def legal_placements(self, tile: Tile) -> list[tuple[Cell, int, Tile]]:
+        """Where the next tile may go, as (cell, quarter turns, tile as it would lie)."""
+        if self._phase in (Phase.BATTLE, Phase.OVER) or self._battle_or_pending() is not None:
+            return []
+        return self.board.legal_placements(tile)
+
+    def legal_meeples(self) -> list[ev.MeeplePlaced]:
+        """Every meeple the player of the turn may place now."""
+        if self._phase is not Phase.MEEPLE or self._meeple is not None:
+            return []
+        player = self.current_player
+        assert player is not None and self._current is not None
+        here = self._current
+        sizes = [size for size in ("small", "large") if self.supply[player][size] > 0]
+        spots: list[tuple[Cell, str]] = []
+        tile = self.board.tiles[here]
+        seen: list[Domain] = []
+        for side in range(4):
+            feature = tile.side_feature[side]
+            if feature < 0:
+                continue
+            domain = self.board.domain(here, feature)
+            if domain not in seen:
+                seen.append(domain)
+                if not domain.meeples:
+                    spots.append((here, SIDES[side]))
+        for dx, dy in ((0, 0), *AROUND):
+            cell = (here[0] + dx, here[1] + dy)
+            if self.board.planet_at(cell) is not None:
+                spots.append((cell, PLANET))
+        return [ev.MeeplePlaced(player, at, feature, size) for at, feature in spots for size in sizes]
+
+    def pending_battle(self) -> Battle | None:
+        """The battle that the next roll events are for, if any."""
+        return self._battle_or_pending()
+
+    # --- the picture of the moment -------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        scores = self.scores()
+        battle = self._battle_or_pending()
+        prompts = []
+        if battle is not None:
+            prompts.append(self._battle_text(battle))
+        players = []
+        for player in self.players:
+            entry: dict[str, Any] = {
+                "name": player.name,
+                "color": player.color,
+                "faction": FACTION_OF_COLOUR[player.color],
+                "score": scores[player.name],
+                "meeples": dict(self.supply[player.name]),
+            }
+            if self.teams:
+                entry["team"] = self._fighter_of[player.name].key
+                entry["own_points"] = self._points[player.name]
+            players.append(entry)
+        return {
+            "game": self.name,
+            "title": self.title,
+            "variant": self.setup.variant,
+            "phase": self._phase.value,
+            "finished": self.finished,
+            "turn": self._turn,
+            "tiles_placed": len(self.board.order),
+            "current_player": self.current_player,
+            "next_player": None if self.finished else self.next_player,
+            "players": players,
+            "battle": battle.to_json() if battle is not None else None,
+            "prompts": prompts,
+        }

@@ -1,0 +1,143 @@
+"""Game records (shared/spec/records.md): JSON Lines, the header on line 1, then one event a line.
+
+Reading refuses every bad line with its number and a plain reason (``BadRecord``); writing gives
+back a record that reads as the same game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.games import game_class
+from companion.games.base import Game, IllegalEvent, RecordError, Setup
+from companion.games.fields import is_int, json_type
+
+RECORD_VERSION = 1
+
+
+class BadRecord(Exception):
+    """A record that cannot be accepted, with the line that shows it (None: the whole file)."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}" if line is not None else reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Record:
+    game: type[Game]
+    setup: Setup
+    events: tuple[tuple[int, Any], ...]  # (line number, event) in the order they happened
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f'the key "{key}" appears twice in one object')
+        obj[key] = value
+    return obj
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+
+
+def _lines(data: bytes) -> Iterable[tuple[int, str]]:
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a byte-order mark some editors write; harmless
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise BadRecord(number, f"not UTF-8 text (byte {error.start + 1} of the line)") from None
+        if text.strip():
+            yield number, text
+
+
+def parse_record(data: bytes | str) -> Record:
+    """Read a whole record, refusing the first bad line."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    lines = iter(_lines(data))
+    first = next(lines, None)
+    if first is None:
+        raise BadRecord(1, "the record is empty: line 1 must be the header")
+    header_line, header_text = first
+    try:
+        header = _parse_json(header_text)
+        game, setup = _parse_header(header)
+    except (ValueError, RecordError) as error:
+        raise BadRecord(header_line, _reason(error)) from None
+
+    events = []
+    for number, text in lines:
+        try:
+            obj = _parse_json(text)
+            if isinstance(obj, dict) and "record" in obj and "event" not in obj:
+                raise ValueError("a second header: only line 1 is the header")
+            events.append((number, game.parse_event(obj)))
+        except (ValueError, RecordError) as error:
+            raise BadRecord(number, _reason(error)) from None
+    return Record(game, setup, tuple(events))
+
+
+def _reason(error: Exception) -> str:
+    return error.reason if isinstance(error, RecordError) else str(error)
+
+
+def _parse_header(header: Any) -> tuple[type[Game], Setup]:
+    if isinstance(header, dict) and "event" in header and "record" not in header:
+        raise ValueError('line 1 must be the header ({"record": 1, "game": ...}), not an event')
+    if not isinstance(header, dict):
+        raise ValueError(f"line 1 must be the header, a JSON object, not {json_type(header)}")
+    for key in ("record", "game"):
+        if key not in header:
+            raise ValueError(f'the header is missing "{key}"')
+    version = header["record"]
+    if not is_int(version) or version != RECORD_VERSION:
+        raise ValueError(f'"record" must be {RECORD_VERSION} (the format version), not {json_type(version)}')
+    name = header["game"]
+    if not isinstance(name, str):
+        raise ValueError(f'"game" must be a string, not {json_type(name)}')
+    game = game_class(name)
+    return game, game.parse_setup(header)
+
+
+def read_record(path: str | Path) -> Record:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise BadRecord(None, f"cannot read {path}: {error.strerror or error}") from None
+    return parse_record(data)
+
+
+def replay(record: Record, upto: int | None = None) -> Game:
+    """Play a record's events through its engine; a rule broken names its line."""
+    game = record.game(record.setup)
+    events = record.events if upto is None else record.events[:upto]
+    for number, event in events:
+        try:
+            game.apply(event)
+        except IllegalEvent as error:
+            raise BadRecord(number, error.reason) from None
+    return game
+
+
+def dump_record(game: type[Game], setup: Setup, events: Sequence[Any]) -> str:
+    """The record text of a game: the header, then one event a line."""
+    lines = [json.dumps(setup.to_json(), ensure_ascii=False)]
+    lines.extend(json.dumps(game.event_to_json(e), ensure_ascii=False) for e in events)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""The simulated table: random legal games now; rendered camera frames later (issue 4)."""

@@ -1,0 +1,100 @@
+"""Random legal Star Wars games, for tests, benchmarks and the demo.
+
+The engine lists what is legal; this module only chooses, with its own seeded generator, so a
+seed always gives the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from companion.games.base import Player, Setup
+from companion.games.starwars import StarWarsGame
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.engine import COLOURS
+from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
+from companion.games.starwars.tiles import OFFSETS
+
+NAMES = ("Ana", "Ben", "Cid", "Dee", "Eli")
+SNUG = 8  # how much more likely a cell touching one more tile is chosen
+TEAM_SEATING = ("red", "black", "green", "white")  # teams alternate around the table
+
+
+@dataclass
+class SimulatedGame:
+    setup: Setup
+    events: list[Event]
+    game: StarWarsGame
+    discarded: int  # tiles that fitted nowhere and went back to the box
+
+
+def _snugness(game: StarWarsGame, cell: tuple[int, int]) -> float:
+    """Favour cells that touch several tiles: real tables grow compact, which closes domains."""
+    touching = sum((cell[0] + dx, cell[1] + dy) in game.board.tiles for dx, dy in OFFSETS)
+    return float(SNUG ** (touching - 1))
+
+
+def simulated_setup(players: int, variant: str, rng: random.Random) -> Setup:
+    if variant == "teams":
+        if players != 4:
+            raise ValueError("the team variant is for exactly 4 players")
+        colours: list[str] = list(TEAM_SEATING)
+    else:
+        if not 2 <= players <= 5:
+            raise ValueError("Star Wars takes 2 to 5 players")
+        colours = rng.sample(COLOURS, players)
+    return Setup("starwars", variant, tuple(Player(n, c) for n, c in zip(NAMES, colours, strict=False)))
+
+
+def simulate_game(
+    players: int = 3,
+    seed: int = 0,
+    variant: str = "standard",
+    meeple_chance: float = 0.6,
+    catalog_ids: bool = False,
+) -> SimulatedGame:
+    """Play one whole random legal game.
+
+    ``meeple_chance`` is how often a player who may place a meeple does so. With
+    ``catalog_ids`` tiles are written as catalog ids with a rotation; otherwise inline, as the
+    camera would read them, so the record does not depend on our approximate catalog.
+    """
+    rng = random.Random(seed)
+    setup = simulated_setup(players, variant, rng)
+    game = StarWarsGame(setup)
+    catalog = load_catalog()
+    events: list[Event] = []
+
+    def play(event: Event) -> None:
+        game.apply(event)
+        events.append(event)
+
+    start = catalog.start
+    play(TilePlaced(None, (0, 0), start.tile, start.id if catalog_ids else None, 0 if catalog_ids else None))
+    bag = catalog.bag()
+    rng.shuffle(bag)
+    discarded = 0
+    while bag:
+        entry = catalog.get(bag.pop())
+        assert entry is not None
+        options = game.legal_placements(entry.tile)
+        if not options:
+            discarded += 1  # the rules: put it back in the box and draw another
+            continue
+        weights = [_snugness(game, cell) for cell, _, _ in options]
+        cell, quarter_turns, lying = rng.choices(options, weights)[0]
+        if catalog_ids:
+            play(TilePlaced(game.next_player, cell, lying, entry.id, quarter_turns))
+        else:
+            play(TilePlaced(game.next_player, cell, lying))
+        meeples = game.legal_meeples()
+        if meeples and rng.random() < meeple_chance:
+            play(rng.choice(meeples))
+        while (battle := game.pending_battle()) is not None:
+            fighter = battle.waiting_for()[0]
+            roller = rng.choice(fighter.players)
+            dice = tuple(rng.randint(1, 6) for _ in range(battle.dice[fighter.key]))
+            play(DiceRolled(roller, dice))
+    play(GameEnded())
+    return SimulatedGame(setup, events, game, discarded)
