@@ -289,6 +289,18 @@ class StarWarsGame(Game):
             self._credit(domain, points, reason, final=True)
         self._phase = Phase.OVER
 
+    def close_turn(self) -> list[ScoreChange]:
+        """End the turn under way without a meeple: start its battles, or score it.
+
+        Records need no event for this (the next tile or ``end`` closes a turn); the camera
+        tracker calls it when it knows no meeple is coming, so the scoreboard need not wait.
+        """
+        if self._phase is not Phase.MEEPLE:
+            raise IllegalEvent("no turn is waiting for its meeple")
+        logged = len(self._log)
+        self._start_battles()
+        return self._log[logged:]
+
     # --- turn flow -----------------------------------------------------------------------------
 
     def _check_turn_can_end(self, what: str) -> None:
