@@ -346,6 +346,13 @@ def test_bad_record_names_its_line(edits: list[Edit], line: int, words: str) -> 
     assert words in caught.value.reason
 
 
+def refusal(lines: list[str]) -> BadRecord:
+    """The error a record made of these lines is refused with."""
+    with pytest.raises(BadRecord) as caught:
+        replay(parse_record("\n".join(lines)))
+    return caught.value
+
+
 def test_the_base_record_is_good() -> None:
     assert replay(parse_record(_text([]))).scores() == {"Ana": 4, "Ben": 1}
 
@@ -353,29 +360,26 @@ def test_the_base_record_is_good() -> None:
 def test_a_fighter_who_lost_rolls_no_more(records_dir: Path) -> None:
     lines = (records_dir / "asteroid-battle-tie.jsonl").read_text(encoding="utf-8").splitlines()
     lines[18] = json.dumps(roll("Ben", 4))  # Ben lost round 1 (line 19 is round 2)
-    with pytest.raises(BadRecord) as caught:
-        replay(parse_record("\n".join(lines)))
-    assert caught.value.line == 19
-    assert "Ben is out of this battle" in caught.value.reason
+    error = refusal(lines)
+    assert error.line == 19
+    assert "Ben is out of this battle" in error.reason
 
 
 def test_a_non_fighter_may_not_roll(records_dir: Path) -> None:
     lines = (records_dir / "asteroid-battle-tie.jsonl").read_text(encoding="utf-8").splitlines()
     lines[6] = ""  # Cid places no explorer (line 7): only Ana and Ben fight
     lines.insert(15, json.dumps(roll("Cid", 4, 1)))  # and Cid rolls first, on line 16
-    with pytest.raises(BadRecord) as caught:
-        replay(parse_record("\n".join(lines)))
-    assert caught.value.line == 16
-    assert "Cid is not fighting in this battle (fighters: Ana, Ben)" in caught.value.reason
+    error = refusal(lines)
+    assert error.line == 16
+    assert "Cid is not fighting in this battle (fighters: Ana, Ben)" in error.reason
 
 
 def test_a_team_rolls_once_a_round(records_dir: Path) -> None:
     lines = (records_dir / "teams-planet.jsonl").read_text(encoding="utf-8").splitlines()
     lines.insert(11, json.dumps(roll("Ana", 1, 2, 3)))  # Cid (line 12) then Ana, both Rebels
-    with pytest.raises(BadRecord) as caught:
-        replay(parse_record("\n".join(lines)))
-    assert caught.value.line == 13
-    assert "Rebels (Ana, Cid) has already rolled in round 1" in caught.value.reason
+    error = refusal(lines)
+    assert error.line == 13
+    assert "Rebels (Ana, Cid) has already rolled in round 1" in error.reason
 
 
 def test_not_utf8() -> None:
