@@ -26,12 +26,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from companion.sim.starwars_games import simulate_game
 
-    if args.game != "starwars":
-        raise SystemExit(f"companion simulate: only --game starwars can be simulated so far, not {args.game}")
-    try:
-        result = simulate_game(args.players, args.seed, args.variant, catalog_ids=args.catalog_ids)
-    except ValueError as error:
-        raise SystemExit(f"companion simulate: {error}") from None
+    result = simulate_game(args.players, args.seed, args.variant, catalog_ids=args.catalog_ids)
     text = dump_record(type(result.game), result.setup, result.events)
     if args.out == "-":
         sys.stdout.write(text)
@@ -84,7 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        if args.game != "starwars":
+            parser.error(f"only --game starwars can be simulated so far, not {args.game}")
+        if not 2 <= args.players <= 5:
+            parser.error(f"Star Wars takes 2 to 5 players, not {args.players}")
+        if args.variant == "teams" and args.players != 4:
+            parser.error("the team variant is for exactly 4 players")
     try:
         code: int = args.run(args)
         return code

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.games import game_class
-from companion.games.base import Game, IllegalEvent, RecordError, Setup
+from companion.games.base import RECORD_VERSION, Game, IllegalEvent, RecordError, Setup
 from companion.games.fields import is_int, json_type
 
-RECORD_VERSION = 1
+JSON_WHITESPACE = " \t\r"  # what JSON counts as white space (a line has no \n); nothing else is blank
 
 
 class BadRecord(Exception):
@@ -50,9 +50,17 @@ def _no_constants(name: str) -> Any:
 
 def _parse_json(text: str) -> Any:
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+    try:
+        # A \ud800-style escape alone is half a character: it could never be written back as UTF-8.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("holds a \\u escape that is half of a character (a lone surrogate)") from None
+    return value
 
 
 def _lines(data: bytes) -> Iterable[tuple[int, str]]:
@@ -63,7 +71,7 @@ def _lines(data: bytes) -> Iterable[tuple[int, str]]:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise BadRecord(number, f"not UTF-8 text (byte {error.start + 1} of the line)") from None
-        if text.strip():
+        if text.strip(JSON_WHITESPACE):
             yield number, text
 
 

@@ -134,6 +134,37 @@ CASES: list[tuple[str, list[Edit], int, str]] = [
         1,
         "the team variant is for 4 players",
     ),
+    (
+        "teams seating",
+        [
+            header(
+                variant="teams",
+                players=players(("Ana", "red"), ("Cid", "green"), ("Ben", "black"), ("Dee", "white")),
+            )
+        ],
+        1,
+        "the teams alternate in turn order",
+    ),
+    (
+        "meta null",
+        [put(3, {**tile("Ana", [0, -1], planet("empire")), "meta": None})],
+        3,
+        '"meta" in a tile event',
+    ),
+    ("meta number", [put(1, {**HEADER, "meta": 5})], 1, '"meta" in the header must be a JSON object'),
+    (
+        "deep nesting",
+        [put(3, '{"event": "end", "meta": {"a": ' + "[" * 100000 + "]" * 100000 + "}}")],
+        3,
+        "nested too deeply",
+    ),
+    (
+        "lone surrogate",
+        [put(12, '{"event": "roll", "player": "\\ud800", "dice": [6]}')],
+        12,
+        "lone surrogate",
+    ),
+    ("not blank", [insert(3, "\x1c\u00a0")], 3, "not valid JSON"),
     # --- event format
     ("no event key", [put(3, {"player": "Ana"})], 3, 'needs an "event" key'),
     ("unknown event", [put(3, {"event": "pass"})], 3, '"event" in an event must be one of'),

@@ -68,13 +68,23 @@ def test_readable_replay_shows_scores_and_log(records_dir: Path, capsys: pytest.
     assert "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12" in out
 
 
-def test_simulate_refuses_impossible_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--players", "7"], "2 to 5 players, not 7"),
+        (["--players", "3", "--variant", "teams"], "exactly 4 players"),
+        (["--game", "gaia"], "only --game starwars"),
+    ],
+)
+def test_simulate_refuses_impossible_tables(
+    args: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as stop:
-        main(["simulate", "--players", "7", "--out", str(tmp_path / "x.jsonl")])
-    assert "2 to 5 players" in str(stop.value)
-    with pytest.raises(SystemExit) as stop:
-        main(["simulate", "--game", "gaia", "--out", str(tmp_path / "x.jsonl")])
-    assert "only --game starwars" in str(stop.value)
+        main(["simulate", *args, "--out", str(tmp_path / "x.jsonl")])
+    assert stop.value.code == 2  # a wrong command line
+    out, err = capsys.readouterr()
+    assert out == "" and words in err
+    assert not (tmp_path / "x.jsonl").exists()
 
 
 def test_the_installed_command_runs(records_dir: Path) -> None:

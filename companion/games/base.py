@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 Cell = tuple[int, int]
+RECORD_VERSION = 1  # the "record" value of a header (shared/spec/records.md)
 
 
 class RecordError(Exception):
@@ -49,7 +50,7 @@ class Setup:
 
     def to_json(self) -> dict[str, Any]:
         header: dict[str, Any] = {
-            "record": 1,
+            "record": RECORD_VERSION,
             "game": self.game,
             "variant": self.variant,
             "players": [{"name": p.name, "color": p.color} for p in self.players],

@@ -12,9 +12,7 @@ from typing import Any
 from companion.games.base import Cell, FormatError, Player
 
 
-def check_object(
-    obj: Any, what: str, required: Collection[str], optional: Collection[str] = ()
-) -> Mapping[str, Any]:
+def check_object(obj: Any, what: str, required: Collection[str], optional: Collection[str] = ()) -> None:
     """Check that ``obj`` is an object with all ``required`` keys and no unknown one."""
     if not isinstance(obj, Mapping):
         raise FormatError(f"{what} must be a JSON object, not {json_type(obj)}")
@@ -27,10 +25,8 @@ def check_object(
         raise FormatError(
             f"unknown key {quote_list(unknown)} in {what} (allowed: {quote_list(sorted(allowed))})"
         )
-    meta = obj.get("meta")
-    if meta is not None and not isinstance(meta, Mapping):
-        raise FormatError(f'"meta" in {what} must be a JSON object')
-    return obj
+    if "meta" in obj and not isinstance(obj["meta"], Mapping):
+        raise FormatError(f'"meta" in {what} must be a JSON object, not {json_type(obj["meta"])}')
 
 
 def get_str(obj: Mapping[str, Any], key: str, what: str, choices: Collection[str] = ()) -> str:

@@ -32,7 +32,7 @@ FACTION_OF_COLOUR = {
     "orange": "bounty",
 }
 FACTION_NAMES = {"rebels": "Rebels", "empire": "Empire", "bounty": "Bounty Hunters"}
-TEAM_COLOURS = {"red", "green", "black", "white"}
+TEAM_COLOURS = {c for c, f in FACTION_OF_COLOUR.items() if f in ("rebels", "empire")}
 VARIANTS = ("standard", "teams")
 SUPPLY = {"small": 4, "large": 1}
 
@@ -66,10 +66,19 @@ class StarWarsGame(Game):
         if "variant" in header:
             variant = get_str(header, "variant", "the header", VARIANTS)
         players = get_players(header, COLOURS, 2, 5)
-        if variant == "teams" and (len(players) != 4 or {p.color for p in players} != TEAM_COLOURS):
-            raise FormatError(
-                "the team variant is for 4 players: red and green (Rebels) against black and white (Empire)"
-            )
+        if variant == "teams":
+            if len(players) != 4 or {p.color for p in players} != TEAM_COLOURS:
+                raise FormatError(
+                    "the team variant is for 4 players: red and green (Rebels) against "
+                    "black and white (Empire)"
+                )
+            factions = [FACTION_OF_COLOUR[p.color] for p in players]
+            if factions[0] == factions[1] or factions[1] == factions[2]:
+                order = ", ".join(f"{p.name} ({p.color})" for p in players)
+                raise FormatError(
+                    "in the team variant team mates sit diagonally, so the teams alternate in "
+                    f"turn order; this header has {order}"
+                )
         return Setup(cls.name, variant, players, header.get("meta"))
 
     @classmethod
@@ -134,7 +143,7 @@ class StarWarsGame(Game):
 
     @property
     def current_player(self) -> str | None:
-        """Who placed the tile of the turn under way (None before the first turn)."""
+        """Who placed the latest tile: the turn under way or the one just closed (None at first)."""
         return self.players[(self._turn - 1) % len(self.players)].name if self._turn else None
 
     @property
