@@ -54,7 +54,7 @@ def bench_placements() -> tuple[float, float, int]:
         game = full_board(seed)
         for entry in load_catalog().tiles:
             per_call.append(best_of(20, lambda g=game, e=entry: g.legal_placements(e.tile)))
-    return statistics.median(per_call) * 1000, max(per_call) * 1000, len(game.board.order)
+    return statistics.median(per_call) * 1000, max(per_call) * 1000, len(game.board.tiles)
 
 
 def bench_replay() -> tuple[float, float, int]:

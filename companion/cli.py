@@ -34,7 +34,7 @@ def _simulate(args: argparse.Namespace) -> int:
         Path(args.out).write_text(text, encoding="utf-8")
     scores = ", ".join(f"{name} {points}" for name, points in result.game.scores().items())
     print(
-        f"wrote {args.out}: {len(result.events)} events, {len(result.game.board.order)} tiles, "
+        f"wrote {args.out}: {len(result.events)} events, {len(result.game.board.tiles)} tiles, "
         f"{len(result.game.battles)} battles; scores: {scores}",
         file=sys.stderr,
     )

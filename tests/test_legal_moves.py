@@ -56,7 +56,7 @@ def test_legal_meeples_are_exactly_the_accepted_ones(seed: int, events: int) -> 
     if game.phase is not Phase.MEEPLE:
         assert legal == []
         return
-    here = game.board.order[-1]
+    here = list(game.board.tiles)[-1]
     player = game.current_player
     assert player is not None
     candidates = [

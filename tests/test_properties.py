@@ -49,7 +49,7 @@ def check_turn_invariants(game: StarWarsGame) -> None:
     assert len({m.id for m in meeples}) == len(meeples)
     for domain in game.board.domains():
         for m in domain.meeples:
-            assert game.board.domain(m.cell, m.feature) is domain
+            assert game.board.domain(m.cell, m.feature_index) is domain
         # after every turn no domain holds meeples of two players (teams)
         assert len({fighter[m.player] for m in domain.meeples}) <= 1
     # supplies never go negative and no meeple is lost or made
@@ -82,7 +82,7 @@ def test_invariants_hold_after_every_turn(sim: SimulatedGame) -> None:
             check_turn_invariants(game)
             turns_checked += 1
     assert game.finished
-    assert turns_checked == len(game.board.order) + 1  # the start tile, every turn, the end
+    assert turns_checked == len(game.board.tiles) + 1  # the start tile, every turn, the end
 
 
 @GAMES
@@ -160,7 +160,7 @@ def test_every_completed_domain_is_scored_exactly_once(sim: SimulatedGame) -> No
     assert sum(scored_in_play.values()) == sum(d["scored"] for d in game.completed)
 
     # at the end, every incomplete domain holding meeples scored once, and nothing else did
-    occupied = {(m.cell, m.feature) for m in game.meeples_on_board()}
+    occupied = {(m.cell, m.feature_index) for m in game.meeples_on_board()}
     expected_final = Counter(
         (kind, cells) for kind, cells, complete, features in reference if not complete and features & occupied
     )

@@ -31,7 +31,7 @@ def test_side_kinds_and_owners() -> None:
     assert t.side_kinds == (ASTEROID_SIDE, ROUTE_SIDE, SPACE, ROUTE_SIDE)
     assert t.side_feature[1] == t.side_feature[3] != t.side_feature[0]
     assert t.side_feature[2] == -1
-    assert t.planet is not None and t.features[t.planet].kind == PLANET
+    assert t.planet_index is not None and t.features[t.planet_index].kind == PLANET
 
 
 def test_feature_order_and_edge_order_do_not_matter() -> None:

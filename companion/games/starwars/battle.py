@@ -63,6 +63,7 @@ class Battle:
     round: int = 1
     rolls: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)  # key -> roller, dice
     history: list[dict[str, object]] = field(default_factory=list)
+    winner: str | None = None  # the winner's label once the battle is decided
 
     def __post_init__(self) -> None:
         if not self.active:
@@ -70,6 +71,32 @@ class Battle:
 
     def fighter(self, key: str) -> Fighter:
         return next(f for f in self.fighters if f.key == key)
+
+    def judge(self) -> RoundResult:
+        return judge_round({key: self.rolls[key][1] for key in self.active})
+
+    def next_round(self, result: RoundResult) -> None:
+        """Keep the round in the history; the tied fighters, if any, roll again."""
+        label = {f.key: f.label for f in self.fighters}
+        self.history.append(
+            {
+                "round": self.round,
+                "rolls": [
+                    {"fighter": label[key], "by": self.rolls[key][0], "dice": list(self.rolls[key][1])}
+                    for key in self.active
+                ],
+                "tied": [label[key] for key in result.leaders] if result.winner is None else [],
+                "lost": [label[key] for key in result.losers],
+                "won": label[result.winner] if result.winner else None,
+            }
+        )
+        if result.winner is None:
+            self.active = list(result.leaders)
+            self.round += 1
+            self.rolls = {}
+        else:
+            self.active = [result.winner]
+            self.winner = label[result.winner]
 
     def waiting_for(self) -> list[Fighter]:
         return [self.fighter(key) for key in self.active if key not in self.rolls]
@@ -92,4 +119,5 @@ class Battle:
                 for f in self.fighters
             ],
             "rounds": list(self.history),
+            "winner": self.winner,
         }

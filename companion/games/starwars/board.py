@@ -32,21 +32,26 @@ class Meeple:
     player: str
     size: str  # "small" or "large"
     cell: Cell  # the tile it stands on
-    feature: int  # index of the feature on that tile
+    feature_index: int  # which feature of that tile
 
 
 @dataclass(slots=True, eq=False)
 class Domain:
     """A trade route, an asteroid field or a planet, as far as it reaches now."""
 
-    key: int  # stable for the whole game: the first feature that formed it
+    # The first feature that formed it. When domains merge, the merged one keeps the oldest key,
+    # so a key names one domain at a time; log entries also carry the cells it covered then.
+    key: int
     kind: str
     cells: set[Cell]
     symbols: dict[str, int]  # faction -> how many symbols of it the domain holds
     open: int  # route/asteroid: sides still open; planet: empty cells around it
     meeples: list[Meeple]
     anchor: Cell  # route/asteroid: its first tile; planet: the planet's own tile
-    complete: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return self.open == 0
 
     @property
     def label(self) -> str:
@@ -58,8 +63,7 @@ class Domain:
 
 class Board:
     def __init__(self) -> None:
-        self.tiles: dict[Cell, Tile] = {}
-        self.order: list[Cell] = []
+        self.tiles: dict[Cell, Tile] = {}  # in the order they were placed
         self._nodes: dict[Cell, list[int]] = {}
         self._parent: list[int] = []
         self._domains: dict[int, Domain] = {}
@@ -71,37 +75,36 @@ class Board:
     def domain(self, cell: Cell, feature: int) -> Domain:
         return self._domains[self._find(self._nodes[cell][feature])]
 
-    def domain_on_side(self, cell: Cell, side: int) -> Domain | None:
-        feature = self.tiles[cell].side_feature[side]
-        return None if feature < 0 else self.domain(cell, feature)
-
     def planet_at(self, cell: Cell) -> Domain | None:
         tile = self.tiles.get(cell)
-        if tile is None or tile.planet is None:
+        if tile is None or tile.planet_index is None:
             return None
-        return self.domain(cell, tile.planet)
+        return self.domain(cell, tile.planet_index)
 
     def domains(self) -> Iterator[Domain]:
         return iter(self._domains.values())
 
-    def domains_of_tile(self, cell: Cell) -> list[Domain]:
-        """The routes and fields touching a tile in order N, E, S, W of their first side."""
-        found: list[Domain] = []
+    def domains_of_tile(self, cell: Cell) -> list[tuple[int, Domain]]:
+        """The routes and fields a tile touches, each once with the first side (N, E, S, W order)
+        by which it does."""
+        found: list[tuple[int, Domain]] = []
         tile = self.tiles[cell]
         for side in range(4):
             if tile.side_feature[side] >= 0:
                 domain = self.domain(cell, tile.side_feature[side])
-                if domain not in found:
-                    found.append(domain)
+                if all(domain is not other for _, other in found):
+                    found.append((side, domain))
         return found
 
-    def planets_around(self, cell: Cell) -> list[Domain]:
-        """Planets on the 8 cells around ``cell``, in reading order."""
+    def planets_within_reach(self, cell: Cell) -> list[tuple[Cell, Domain]]:
+        """Planets a meeple placed with the tile at ``cell`` may go on: the tile's own, then
+        those on the 8 cells around it in reading order (NW, N, NE, W, E, SW, S, SE)."""
         found = []
-        for dx, dy in AROUND:
-            planet = self.planet_at((cell[0] + dx, cell[1] + dy))
+        for dx, dy in ((0, 0), *AROUND):
+            other = (cell[0] + dx, cell[1] + dy)
+            planet = self.planet_at(other)
             if planet is not None:
-                found.append(planet)
+                found.append((other, planet))
         return found
 
     # --- placing -------------------------------------------------------------------------------
@@ -115,27 +118,26 @@ class Board:
         demands = self._frontier.get(cell)
         if demands is None:
             return f"a tile at {list(cell)} would touch no placed tile"
-        for side, demand in enumerate(demands):
-            if demand >= 0 and demand != tile.side_kinds[side]:
-                return (
-                    f"side {SIDES[side]} of the tile at {list(cell)} shows "
-                    f"{SIDE_KIND_NAMES[tile.side_kinds[side]]}, but the tile to the "
-                    f"{DIRECTION_NAMES[side]} shows {SIDE_KIND_NAMES[demand]} there"
-                )
-        return None
+        side = _mismatch(demands, tile.side_kinds)
+        if side < 0:
+            return None
+        return (
+            f"side {SIDES[side]} of the tile at {list(cell)} shows "
+            f"{SIDE_KIND_NAMES[tile.side_kinds[side]]}, but the tile to the "
+            f"{DIRECTION_NAMES[side]} shows {SIDE_KIND_NAMES[demands[side]]} there"
+        )
 
     def legal_placements(self, tile: Tile) -> list[tuple[Cell, int, Tile]]:
         """Every (cell, quarter turns, tile as it would lie) the rules allow, each look once."""
         turns = tile.distinct_rotations()
         if not self.tiles:
             return [((0, 0), quarter_turns, turned) for quarter_turns, turned in turns]
-        found = []
-        for cell, (n, e, s, w) in self._frontier.items():
-            for quarter_turns, turned in turns:
-                kn, ke, ks, kw = turned.side_kinds
-                if (n < 0 or n == kn) and (e < 0 or e == ke) and (s < 0 or s == ks) and (w < 0 or w == kw):
-                    found.append((cell, quarter_turns, turned))
-        return found
+        return [
+            (cell, quarter_turns, turned)
+            for cell, demands in self._frontier.items()
+            for quarter_turns, turned in turns
+            if _mismatch(demands, turned.side_kinds) < 0
+        ]
 
     def place(self, cell: Cell, tile: Tile) -> None:
         """Lay a tile that ``fit_error`` accepted, joining domains across its sides."""
@@ -157,7 +159,6 @@ class Board:
                 symbols[symbol] = symbols.get(symbol, 0) + 1
             self._domains[node] = Domain(node, feature.kind, cells, symbols, open_count, [], cell)
         self.tiles[cell] = tile
-        self.order.append(cell)
         self._nodes[cell] = nodes
 
         for side in range(4):
@@ -209,3 +210,11 @@ class Board:
             keep.key, keep.anchor = gone.key, gone.anchor
         del self._domains[root_b]
         return root_a
+
+
+def _mismatch(demands: list[int], side_kinds: tuple[int, int, int, int]) -> int:
+    """The first side whose kind differs from what the neighbour demands (-1: any), or -1."""
+    for side in range(4):
+        if demands[side] >= 0 and demands[side] != side_kinds[side]:
+            return side
+    return -1

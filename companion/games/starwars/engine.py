@@ -18,10 +18,10 @@ from typing import Any
 from companion.games.base import Cell, FormatError, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.fields import check_object, get_players, get_str
 from companion.games.starwars import events as ev
-from companion.games.starwars.battle import Battle, Fighter, dice_for, judge_round
+from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
 from companion.games.starwars.scoring import completed_score, final_score
-from companion.games.starwars.tiles import AROUND, PLANET, SIDES, Tile
+from companion.games.starwars.tiles import PLANET, SIDES, Tile
 
 COLOURS = ("red", "green", "black", "white", "orange")
 FACTION_OF_COLOUR = {
@@ -215,16 +215,17 @@ class StarWarsGame(Game):
         self._check_player(event.player)
         if self._phase is Phase.BATTLE:
             raise IllegalEvent(self._battle_text(self._battle_or_pending()) + ": roll first")
-        if self._phase is not Phase.MEEPLE or event.player != self.current_player:
-            if self._meeple is not None and event.player == self.current_player:
-                raise IllegalEvent(f"{event.player} has already placed a meeple this turn")
+        placed_by_them = event.player == self.current_player
+        if placed_by_them and self._meeple is not None:
+            raise IllegalEvent(f"{event.player} has already placed a meeple this turn")
+        if self._phase is not Phase.MEEPLE or not placed_by_them:
             raise IllegalEvent(
                 f"{event.player} may not place a meeple now: a meeple goes right after its player's own tile"
             )
         if self.supply[event.player][event.size] == 0:
             raise IllegalEvent(f"{event.player} has no {event.size} meeple left")
-        domain, feature = self._meeple_target(event)
-        meeple = Meeple(self._meeple_ids, event.player, event.size, event.at, feature)
+        domain, feature_index = self._meeple_target(event)
+        meeple = Meeple(self._meeple_ids, event.player, event.size, event.at, feature_index)
         self._meeple_ids += 1
         domain.meeples.append(meeple)
         self.supply[event.player][event.size] -= 1
@@ -232,34 +233,34 @@ class StarWarsGame(Game):
         self._start_battles()
 
     def _meeple_target(self, event: ev.MeeplePlaced) -> tuple[Domain, int]:
+        """The domain and feature a meeple event names, if the rules let it go there."""
         here = self._current
         assert here is not None
         if event.feature == PLANET:
             tile = self.board.tiles.get(event.at)
-            if tile is None or tile.planet is None:
+            if tile is None or tile.planet_index is None:
                 raise IllegalEvent(f"there is no planet at {list(event.at)}")
-            if max(abs(event.at[0] - here[0]), abs(event.at[1] - here[1])) > 1:
+            if event.at not in dict(self.board.planets_within_reach(here)):
                 raise IllegalEvent(
                     f"the planet at {list(event.at)} is neither on the tile just placed at "
                     f"{list(here)} nor on one of the 8 cells around it"
                 )
-            return self.board.domain(event.at, tile.planet), tile.planet
+            return self.board.domain(event.at, tile.planet_index), tile.planet_index
         if event.at != here:
             raise IllegalEvent(
                 f"a meeple goes on the tile just placed at {list(here)} (or on a planet around "
                 f"it), not at {list(event.at)}"
             )
-        side = SIDES.index(event.feature)
-        feature = self.board.tiles[here].side_feature[side]
-        if feature < 0:
+        feature_index = self.board.tiles[here].side_feature[SIDES.index(event.feature)]
+        if feature_index < 0:
             raise IllegalEvent(
                 f"no trade route or asteroid field touches side {event.feature} of the tile at {list(here)}"
             )
-        domain = self.board.domain(here, feature)
+        domain = self.board.domain(here, feature_index)
         if domain.meeples:
             owners = ", ".join(sorted({m.player for m in domain.meeples}))
             raise IllegalEvent(f"that {domain.label} already holds a meeple ({owners})")
-        return domain, feature
+        return domain, feature_index
 
     def _on_roll(self, event: ev.DiceRolled) -> None:
         self._check_player(event.player)
@@ -325,17 +326,13 @@ class StarWarsGame(Game):
         """Domains where this turn brought meeples of different fighters together, in the
         order records.md fixes: a planet attack first, then by the placed tile's sides N, E, S, W."""
         assert self._current is not None
-        found = []
+        candidates = [domain for _, domain in self.board.domains_of_tile(self._current)]
         meeple = self._meeple
         if meeple is not None and meeple.cell != self._current:
             planet = self.board.planet_at(meeple.cell)
             assert planet is not None
-            if len(self._fighters_in(planet)) > 1:
-                found.append(planet)
-        for domain in self.board.domains_of_tile(self._current):
-            if len(self._fighters_in(domain)) > 1:
-                found.append(domain)
-        return found
+            candidates.insert(0, planet)
+        return [domain for domain in candidates if len(self._fighters_in(domain)) > 1]
 
     def _fighters_in(self, domain: Domain) -> list[Fighter]:
         keys = {self._fighter_of[m.player].key for m in domain.meeples}
@@ -375,42 +372,26 @@ class StarWarsGame(Game):
             self._phase = Phase.TILE
 
     def _finish_round(self, battle: Battle) -> None:
-        rolls = {key: battle.rolls[key][1] for key in battle.active}
-        result = judge_round(rolls)
+        """All active fighters have rolled: score the round, then fight on or end the battle."""
+        result = battle.judge()
         label = battle.domain.label
         for key in battle.active:
             roller = battle.rolls[key][0]
             if key in result.losers:
                 dice = battle.dice[key]
-                lost = f"lost with {_dice_word(dice)} = {dice}"
-                reason = f"battle for the {label}, round {battle.round}: {lost}"
+                reason = (
+                    f"battle for the {label}, round {battle.round}: lost with {_dice_word(dice)} = {dice}"
+                )
                 self._add(roller, dice, reason, "battle", battle.domain, final=False)
                 self._withdraw(battle.domain, key)
             elif result.winner is None:
                 top = result.highest[key]
                 reason = f"battle for the {label}, round {battle.round}: tie for the highest die ({top}) = 1"
                 self._add(roller, 1, reason, "battle", battle.domain, final=False)
-        battle.history.append(
-            {
-                "round": battle.round,
-                "rolls": [
-                    {"fighter": battle.fighter(k).label, "by": battle.rolls[k][0], "dice": list(rolls[k])}
-                    for k in battle.active
-                ],
-                "tied": [battle.fighter(k).label for k in result.leaders] if result.winner is None else [],
-                "lost": [battle.fighter(k).label for k in result.losers],
-                "won": battle.fighter(result.winner).label if result.winner else None,
-            }
-        )
-        if result.winner is None:
-            battle.active = list(result.leaders)
-            battle.round += 1
-            battle.rolls = {}
-            return
-        record = battle.to_json()
-        record["winner"] = battle.fighter(result.winner).label
-        self.battles.append(record)
-        self._next_battle()
+        battle.next_round(result)
+        if result.winner is not None:
+            self.battles.append(battle.to_json())
+            self._next_battle()
 
     def _withdraw(self, domain: Domain, fighter_key: str) -> None:
         for meeple in [m for m in domain.meeples if self._fighter_of[m.player].key == fighter_key]:
@@ -418,17 +399,15 @@ class StarWarsGame(Game):
             self.supply[meeple.player][meeple.size] += 1
 
     def _score_turn(self) -> None:
+        """Score what the turn's tile completed, in the order docs/records.md gives."""
         here = self._current
         assert here is not None
-        candidates = self.board.domains_of_tile(here)
-        own_planet = self.board.planet_at(here)
-        if own_planet is not None:
-            candidates.append(own_planet)
-        candidates.extend(self.board.planets_around(here))
+        candidates = [domain for _, domain in self.board.domains_of_tile(here)]
+        candidates += [planet for _, planet in self.board.planets_within_reach(here)]
         for domain in candidates:
-            if domain.complete or domain.open > 0:
+            if not domain.complete:
                 continue
-            domain.complete = True
+            # Kept for the scoreboard: any completed domain can be opened, scored or not.
             self.completed.append(
                 {
                     "domain": domain.key,
@@ -468,30 +447,18 @@ class StarWarsGame(Game):
         """Every meeple the player of the turn may place now."""
         if self._phase is not Phase.MEEPLE or self._meeple is not None:
             return []
-        player = self.current_player
-        assert player is not None and self._current is not None
-        here = self._current
+        player, here = self.current_player, self._current
+        assert player is not None and here is not None
         sizes = [size for size in ("small", "large") if self.supply[player][size] > 0]
-        spots: list[tuple[Cell, str]] = []
-        tile = self.board.tiles[here]
-        seen: list[Domain] = []
-        for side in range(4):
-            feature = tile.side_feature[side]
-            if feature < 0:
-                continue
-            domain = self.board.domain(here, feature)
-            if domain not in seen:
-                seen.append(domain)
-                if not domain.meeples:
-                    spots.append((here, SIDES[side]))
-        for dx, dy in ((0, 0), *AROUND):
-            cell = (here[0] + dx, here[1] + dy)
-            if self.board.planet_at(cell) is not None:
-                spots.append((cell, PLANET))
+        spots = [
+            (here, SIDES[side]) for side, domain in self.board.domains_of_tile(here) if not domain.meeples
+        ]
+        spots += [(cell, PLANET) for cell, _ in self.board.planets_within_reach(here)]
         return [ev.MeeplePlaced(player, at, feature, size) for at, feature in spots for size in sizes]
 
     def pending_battle(self) -> Battle | None:
-        """The battle that the next roll events are for, if any."""
+        """The battle the next roll events are for, if any. Read it, do not change it: while the
+        turn has not closed yet this is a preview built for the question."""
         return self._battle_or_pending()
 
     # --- the picture of the moment -------------------------------------------------------------
@@ -522,7 +489,7 @@ class StarWarsGame(Game):
             "phase": self._phase.value,
             "finished": self.finished,
             "turn": self._turn,
-            "tiles_placed": len(self.board.order),
+            "tiles_placed": len(self.board.tiles),
             "current_player": self.current_player,
             "next_player": None if self.finished else self.next_player,
             "players": players,

@@ -75,7 +75,7 @@ class Tile:
     features: tuple[Feature, ...]
     side_kinds: tuple[int, int, int, int] = field(init=False, compare=False, repr=False)
     side_feature: tuple[int, int, int, int] = field(init=False, compare=False, repr=False)
-    planet: int | None = field(init=False, compare=False, repr=False)
+    planet_index: int | None = field(init=False, compare=False, repr=False)  # the planet feature
 
     def __post_init__(self) -> None:
         features = tuple(sorted(self.features, key=_feature_order))
@@ -91,7 +91,7 @@ class Tile:
         object.__setattr__(self, "features", features)
         object.__setattr__(self, "side_kinds", tuple(kinds))
         object.__setattr__(self, "side_feature", tuple(owner))
-        object.__setattr__(self, "planet", planet)
+        object.__setattr__(self, "planet_index", planet)
 
     def rotated(self, quarter_turns: int) -> Tile:
         quarter_turns %= 4
