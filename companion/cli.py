@@ -10,12 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from companion import __version__
-from companion.record import BadRecord, dump_record, read_record, replay
+from companion.errors import UserError
+from companion.record import BadRecord, dump_record, parse_record, read_record, replay
 from companion.replay import replay_json, scoreboard_text
 
 
 def _replay(args: argparse.Namespace) -> int:
-    game = replay(read_record(args.file))
+    record = parse_record(sys.stdin.buffer.read()) if args.file == "-" else read_record(args.file)
+    game = replay(record)
     if args.json:
         sys.stdout.write(json.dumps(replay_json(game), ensure_ascii=False) + "\n")
     else:
@@ -31,14 +33,35 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(text)
     else:
-        Path(args.out).write_text(text, encoding="utf-8")
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot write {args.out}: {error.strerror or error}") from None
     scores = ", ".join(f"{name} {points}" for name, points in result.game.scores().items())
     print(
         f"wrote {args.out}: {len(result.events)} events, {len(result.game.board.tiles)} tiles, "
-        f"{len(result.game.battles)} battles; scores: {scores}",
+        f"{_count(len(result.game.battles), 'battle')}; scores: {scores}",
         file=sys.stderr,
     )
     return 0
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, not {port}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    seconds = float(text)
+    if not seconds >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"a pause is 0 seconds or more, not {text}")
+    return seconds
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -56,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     replay_cmd = commands.add_parser("replay", help="replay a game record and show the scores")
-    replay_cmd.add_argument("file", help="a game record (.jsonl)")
+    replay_cmd.add_argument("file", help="a game record (.jsonl), or - to read it from stdin")
     replay_cmd.add_argument("--json", action="store_true", help="print the result as JSON")
     replay_cmd.set_defaults(run=_replay)
 
@@ -71,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="serve the scoreboard while replaying a game at table pace")
     demo.add_argument("--record", help="the record to replay (default: the bundled demo game)")
-    demo.add_argument("--pace", type=float, default=3.0, help="seconds between events (default: 3)")
+    demo.add_argument("--pace", type=_seconds, default=3.0, help="seconds between events (default: 3)")
     demo.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    demo.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    demo.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
     demo.set_defaults(run=_demo)
     return parser
 
@@ -93,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BadRecord as error:
         print(error, file=sys.stderr)
+        return 1
+    except UserError as error:
+        print(f"companion {args.command}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -96,3 +99,84 @@ def test_the_installed_command_runs(records_dir: Path) -> None:
     )
     assert json.loads(done.stdout)["scores"] == {"Ana": 11, "Ben": 8}
     assert done.stderr == ""
+
+
+def test_simulate_says_when_it_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--out", str(tmp_path / "no-such-dir" / "x.jsonl")]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("companion simulate: cannot write") and err.count("\n") == 1
+
+
+def test_replay_reads_stdin(records_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "replay", "-", "--json"],
+        input=(records_dir / "route-battle.jsonl").read_bytes(),
+        capture_output=True,
+        check=True,
+    )
+    assert json.loads(done.stdout)["scores"] == {"Ana": 4, "Ben": 1}
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [(["--port", "99999"], "a port is 1 to 65535"), (["--pace", "-1"], "0 seconds or more")],
+)
+def test_demo_refuses_bad_options(args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", *args])
+    assert stop.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_demo_on_a_busy_port_says_so_before_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["demo", "--port", str(port)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no "scoreboard on ..." for a port it does not hold
+    expected = f"companion demo: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert err == expected + " (try another --port or --host)\n"
+
+
+def test_demo_without_its_templates_says_where_they_should_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COMPANION_WEB_DIR", str(tmp_path))
+    assert main(["demo", "--port", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "the web templates are not at" in err and "internal error" not in err
+
+
+def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "companion", "demo", "--port", str(port), "--pace", "0.02"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first.startswith(f"Table Companion demo: scoreboard on http://127.0.0.1:{port}/")
+        url = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(f"{url}/", timeout=5) as page:
+            assert page.status == 200 and "Table Companion" in page.read().decode()
+        seen = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{url}/api/state", timeout=5) as response:
+                state = json.load(response)
+            seen.append(state["events"])
+            if state["finished"]:
+                break
+            time.sleep(0.2)
+        assert state["finished"] and seen == sorted(seen) and seen[0] < seen[-1]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

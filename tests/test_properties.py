@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -233,3 +234,19 @@ def test_an_illegal_event_changes_nothing(seed: int) -> None:
         game.apply(event)
     assert refused > 0
     assert game.scores() == sim.game.scores()
+
+
+def test_writing_back_keeps_every_meta(records_dir: Path) -> None:
+    lines = (records_dir / "route-battle.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["players"][0]["meta"] = {"seat": "north"}
+    tile = json.loads(lines[2])
+    tile["meta"] = {"confidence": 0.97}
+    tile["tile"]["meta"] = {"evidence": "frames/12.jpg"}
+    tile["tile"]["features"][0]["meta"] = {"read_as": "planet"}
+    text = "\n".join([json.dumps(header), lines[1], json.dumps(tile), *lines[3:]]) + "\n"
+    record = parse_record(text)
+    written = dump_record(record.game, record.setup, [e for _, e in record.events])
+    assert [json.loads(line) for line in written.splitlines()] == [
+        json.loads(line) for line in text.splitlines()
+    ]

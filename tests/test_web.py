@@ -25,7 +25,7 @@ def test_scoreboard_page_shows_the_players(records_dir: Path) -> None:
     page = app.test_client().get("/")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    for name in ("Ana", "Ben", "Cid", "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12"):
+    for name in ("Ana", "Ben", "Cid", "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12", "Turn 10"):
         assert name in html
     assert "http://" not in html and "https://" not in html  # nothing from outside: the table is offline
 
@@ -38,6 +38,8 @@ def test_state_api_answers_json(records_dir: Path) -> None:
     assert state["game"] == "starwars"
     assert state["scores"] == {"Ana": 0, "Ben": 0, "Cid": 0}
     assert state["phase"] == "meeple"
+    assert state["turn_of"] == "Ana"  # her tile joined the fields; the battle is hers to start
+    assert state["next_player"] == "Ben"
     assert state["battle"]["kind"] == "asteroid"
     assert [f["dice"] for f in state["battle"]["fighters"]] == [2, 1, 2]
     assert "waiting for dice" in state["prompts"][0]
@@ -81,3 +83,13 @@ def test_demo_feed_stops_when_asked() -> None:
     stop.set()
     feed(session, record, pace=0, stop=stop)
     assert session.state()["events"] == 0
+
+
+def test_page_urls() -> None:
+    from companion.web.net import page_urls
+
+    assert page_urls("127.0.0.1", 8000) == ["http://127.0.0.1:8000/"]
+    everywhere = page_urls("0.0.0.0", 8000)
+    assert everywhere[-1] == "http://127.0.0.1:8000/"
+    assert all(u.startswith("http://") and u.endswith(":8000/") for u in everywhere)
+    assert "http://127.0.0.1:8000/" not in everywhere[:-1]

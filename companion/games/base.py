@@ -37,6 +37,13 @@ class IllegalEvent(RecordError):
 class Player:
     name: str
     color: str
+    meta: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        player: dict[str, Any] = {"name": self.name, "color": self.color}
+        if self.meta is not None:
+            player["meta"] = dict(self.meta)
+        return player
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +60,7 @@ class Setup:
             "record": RECORD_VERSION,
             "game": self.game,
             "variant": self.variant,
-            "players": [{"name": p.name, "color": p.color} for p in self.players],
+            "players": [p.to_json() for p in self.players],
         }
         if self.meta is not None:
             header["meta"] = dict(self.meta)

@@ -111,5 +111,5 @@ def get_players(
                 raise FormatError(f'two players are called "{name}"; names must differ')
             if other.color == color:
                 raise FormatError(f"{other.name} and {name} both play {color}; colours must differ")
-        players.append(Player(name, color))
+        players.append(Player(name, color, obj.get("meta")))
     return tuple(players)

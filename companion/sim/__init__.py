@@ -1,1 +1,1 @@
-"""The simulated table: random legal games now; rendered camera frames later (issue 4)."""
+"""The simulated table: random legal games now; rendered camera frames later."""

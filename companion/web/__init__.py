@@ -14,6 +14,8 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from companion.errors import UserError
+
 StateSource = Callable[[], dict[str, Any]]
 
 
@@ -21,7 +23,7 @@ def web_dir() -> Path:
     configured = os.environ.get("COMPANION_WEB_DIR")
     folder = Path(configured) if configured else Path(__file__).resolve().parents[2] / "web"
     if not (folder / "templates").is_dir():
-        raise RuntimeError(
+        raise UserError(
             f"the web templates are not at {folder}/templates: run the companion from its "
             "checkout (pip install -e .) or set COMPANION_WEB_DIR"
         )

@@ -11,7 +11,7 @@ function text(tag, content, className) {
 
 function render(state) {
   document.getElementById("title").textContent = state.title;
-  const turn = state.finished ? "Game over" : `Turn ${state.turn} · next: ${state.next_player}`;
+  const turn = state.finished ? "Game over" : `Turn ${state.turn} · ${state.turn_of}'s turn`;
   document.getElementById("summary").textContent = `${turn} · ${state.tiles_placed} tiles`;
 
   const players = document.getElementById("players");

@@ -147,6 +147,14 @@ class StarWarsGame(Game):
         return self.players[(self._turn - 1) % len(self.players)].name if self._turn else None
 
     @property
+    def turn_of(self) -> str | None:
+        """Whose turn it is now: the player still placing a meeple or fighting out the battles of
+        their tile, else the one whose tile comes next (None once the game is over)."""
+        if self._phase in (Phase.MEEPLE, Phase.BATTLE):
+            return self.current_player
+        return None if self._phase is Phase.OVER else self.next_player
+
+    @property
     def next_player(self) -> str:
         """Whose tile comes next."""
         return self.players[self._turn % len(self.players)].name
@@ -492,6 +500,7 @@ class StarWarsGame(Game):
             "tiles_placed": len(self.board.tiles),
             "current_player": self.current_player,
             "next_player": None if self.finished else self.next_player,
+            "turn_of": self.turn_of,
             "players": players,
             "battle": battle.to_json() if battle is not None else None,
             "prompts": prompts,

@@ -33,6 +33,8 @@ class TilePlaced:
     catalog_id: str | None = None  # kept so that the record is written back as it was read
     rotation: int | None = None
     meta: Mapping[str, Any] | None = field(default=None, compare=False)
+    # The inline tile exactly as the record wrote it (its meta too), so writing back loses nothing.
+    written_as: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,7 @@ def _parse_tile_event(obj: Mapping[str, Any], meta: Any) -> TilePlaced:
         raise FormatError('an inline tile is written as it lies on the table and takes no "rotation"')
     if not isinstance(raw_tile, Mapping):
         raise FormatError(f'"tile" must be a catalog id or an inline tile object, not {json_type(raw_tile)}')
-    return TilePlaced(player, at, parse_tile(raw_tile), meta=meta)
+    return TilePlaced(player, at, parse_tile(raw_tile), meta=meta, written_as=raw_tile)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -121,7 +123,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
             obj["tile"] = event.catalog_id
             obj["rotation"] = event.rotation
         else:
-            obj["tile"] = event.tile.to_json()
+            obj["tile"] = dict(event.written_as) if event.written_as is not None else event.tile.to_json()
     elif isinstance(event, MeeplePlaced):
         obj = {
             "event": "meeple",
