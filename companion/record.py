@@ -55,11 +55,11 @@ def _parse_json(text: str) -> Any:
         raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
-    try:
-        # A \ud800-style escape alone is half a character: it could never be written back as UTF-8.
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("holds a \\u escape that is half of a character (a lone surrogate)") from None
+    if "\\u" in text:  # only a \u escape can make half a character (a lone surrogate)
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("holds a \\u escape that is half of a character (a lone surrogate)") from None
     return value
 
 
