@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from companion.games.base import Cell, IllegalEvent
 from companion.games.starwars import StarWarsGame
-from companion.games.starwars.engine import SUPPLY, Phase
+from companion.games.starwars.engine import Phase
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, MeeplePlaced, TilePlaced
+from companion.games.starwars.setup import SUPPLY
 from companion.games.starwars.tiles import AROUND, OFFSETS, PLANET, Tile
 from companion.record import dump_record, parse_record, replay
 from companion.replay import replay_json

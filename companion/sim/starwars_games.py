@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from companion.games.base import Player, Setup
 from companion.games.starwars import StarWarsGame
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import COLOURS
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
+from companion.games.starwars.setup import COLOURS
 from companion.games.starwars.tiles import OFFSETS
 
 NAMES = ("Ana", "Ben", "Cid", "Dee", "Eli")

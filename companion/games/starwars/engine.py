@@ -15,26 +15,13 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.games.base import Cell, FormatError, Game, IllegalEvent, ScoreChange, Setup
-from companion.games.fields import check_object, get_players, get_str
+from companion.games.base import Cell, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.starwars import events as ev
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
 from companion.games.starwars.scoring import completed_score, final_score
+from companion.games.starwars.setup import FACTION_OF_COLOUR, SUPPLY, fighters, parse_setup
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
-
-COLOURS = ("red", "green", "black", "white", "orange")
-FACTION_OF_COLOUR = {
-    "red": "rebels",
-    "green": "rebels",
-    "black": "empire",
-    "white": "empire",
-    "orange": "bounty",
-}
-FACTION_NAMES = {"rebels": "Rebels", "empire": "Empire", "bounty": "Bounty Hunters"}
-TEAM_COLOURS = {c for c, f in FACTION_OF_COLOUR.items() if f in ("rebels", "empire")}
-VARIANTS = ("standard", "teams")
-SUPPLY = {"small": 4, "large": 1}
 
 
 class Phase(enum.Enum):
@@ -61,25 +48,7 @@ class StarWarsGame(Game):
 
     @classmethod
     def parse_setup(cls, header: Mapping[str, Any]) -> Setup:
-        check_object(header, "the header", required=("record", "game", "players"), optional=("variant",))
-        variant = "standard"
-        if "variant" in header:
-            variant = get_str(header, "variant", "the header", VARIANTS)
-        players = get_players(header, COLOURS, 2, 5)
-        if variant == "teams":
-            if len(players) != 4 or {p.color for p in players} != TEAM_COLOURS:
-                raise FormatError(
-                    "the team variant is for 4 players: red and green (Rebels) against "
-                    "black and white (Empire)"
-                )
-            factions = [FACTION_OF_COLOUR[p.color] for p in players]
-            if factions[0] == factions[1] or factions[1] == factions[2]:
-                order = ", ".join(f"{p.name} ({p.color})" for p in players)
-                raise FormatError(
-                    "in the team variant team mates sit diagonally, so the teams alternate in "
-                    f"turn order; this header has {order}"
-                )
-        return Setup(cls.name, variant, players, header.get("meta"))
+        return parse_setup(header)
 
     @classmethod
     def parse_event(cls, obj: Mapping[str, Any]) -> ev.Event:
@@ -96,20 +65,9 @@ class StarWarsGame(Game):
         self.players = setup.players
         self.teams = setup.variant == "teams"
         self._turn_order = {p.name: i for i, p in enumerate(self.players)}
-        self._fighters: list[Fighter] = []
-        self._fighter_of: dict[str, Fighter] = {}
-        for player in self.players:
-            faction = FACTION_OF_COLOUR[player.color]
-            if self.teams:
-                if faction not in {f.key for f in self._fighters}:
-                    members = tuple(p.name for p in self.players if FACTION_OF_COLOUR[p.color] == faction)
-                    label = f"{FACTION_NAMES[faction]} ({', '.join(members)})"
-                    self._fighters.append(Fighter(faction, label, faction, members))
-                self._fighter_of[player.name] = next(f for f in self._fighters if f.key == faction)
-            else:
-                fighter = Fighter(player.name, player.name, faction, (player.name,))
-                self._fighters.append(fighter)
-                self._fighter_of[player.name] = fighter
+        self._fighter_of = fighters(setup)
+        # Each fighter once, in turn order: the order fighters appear in battles and logs.
+        self._fighters = list(dict.fromkeys(self._fighter_of.values()))
 
         self.board = Board()
         self.supply = {p.name: dict(SUPPLY) for p in self.players}
