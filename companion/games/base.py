@@ -85,6 +85,8 @@ class ScoreChange:
     team: str | None = None
     domain: int | None = None
     cells: tuple[Cell, ...] = ()
+    # What was counted and the rule applied, for the feature view (game-specific JSON).
+    detail: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -101,6 +103,8 @@ class ScoreChange:
             entry["domain"] = self.domain
         if self.cells:
             entry["cells"] = [list(cell) for cell in self.cells]
+        if self.detail is not None:
+            entry["detail"] = dict(self.detail)
         return entry
 
 

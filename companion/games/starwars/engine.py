@@ -19,8 +19,8 @@ from companion.games.base import Cell, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.starwars import events as ev
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
-from companion.games.starwars.scoring import completed_score, final_score
-from companion.games.starwars.setup import FACTION_OF_COLOUR, SUPPLY, fighters, parse_setup
+from companion.games.starwars.scoring import RULES, completed_score, final_score
+from companion.games.starwars.setup import FACTION_OF_COLOUR, SUPPLY, TILES_IN_BOX, fighters, parse_setup
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
 
 
@@ -135,8 +135,8 @@ class StarWarsGame(Game):
     # --- applying events -----------------------------------------------------------------------
 
     def apply(self, event: ev.Event) -> list[ScoreChange]:
-        if self._phase is Phase.OVER:
-            raise IllegalEvent('the game is over: nothing may follow "end"')
+        if self._phase is Phase.OVER and not isinstance(event, ev.ScoreAdjusted):
+            raise IllegalEvent('the game is over: nothing but a score correction may follow "end"')
         logged = len(self._log)
         if isinstance(event, ev.TilePlaced):
             self._on_tile(event)
@@ -144,6 +144,12 @@ class StarWarsGame(Game):
             self._on_meeple(event)
         elif isinstance(event, ev.DiceRolled):
             self._on_roll(event)
+        elif isinstance(event, ev.ScoreAdjusted):
+            self._check_player(event.player)
+            reason = f"score corrected by hand: {event.reason} = {event.points}"
+            self._add(
+                event.player, event.points, reason, "adjust", None, detail={"rule": RULES[("adjust", False)]}
+            )
         elif isinstance(event, ev.GameEnded):
             self._on_end()
         else:
@@ -341,6 +347,20 @@ class StarWarsGame(Game):
         """All active fighters have rolled: score the round, then fight on or end the battle."""
         result = battle.judge()
         label = battle.domain.label
+        detail = {
+            "battle_for": battle.domain.kind,
+            "round": battle.round,
+            "dice": {battle.fighter(key).label: battle.dice[key] for key in battle.active},
+            "rolls": [
+                {
+                    "fighter": battle.fighter(key).label,
+                    "by": battle.rolls[key][0],
+                    "dice": list(battle.rolls[key][1]),
+                }
+                for key in battle.active
+            ],
+            "rule": RULES[("battle", False)],
+        }
         for key in battle.active:
             roller = battle.rolls[key][0]
             if key in result.losers:
@@ -348,12 +368,12 @@ class StarWarsGame(Game):
                 reason = (
                     f"battle for the {label}, round {battle.round}: lost with {_dice_word(dice)} = {dice}"
                 )
-                self._add(roller, dice, reason, "battle", battle.domain, final=False)
+                self._add(roller, dice, reason, "battle", battle.domain, detail=detail)
                 self._withdraw(battle.domain, key)
             elif result.winner is None:
                 top = result.highest[key]
                 reason = f"battle for the {label}, round {battle.round}: tie for the highest die ({top}) = 1"
-                self._add(roller, 1, reason, "battle", battle.domain, final=False)
+                self._add(roller, 1, reason, "battle", battle.domain, detail=detail)
         battle.next_round(result)
         if result.winner is not None:
             self.battles.append(battle.to_json())
@@ -392,14 +412,30 @@ class StarWarsGame(Game):
         """Give a scored domain's points to its owner (after battles there is only one)."""
         owners = sorted({m.player for m in domain.meeples}, key=self._turn_order.__getitem__)
         assert len({self._fighter_of[p].key for p in owners}) == 1, "a scored domain has one owner"
-        self._add(owners[0], points, reason, domain.kind, domain, final)
+        detail = {
+            "tiles": len(domain.cells),
+            "symbols": dict(sorted(domain.symbols.items())),
+            "meeples": [{"player": m.player, "size": m.size, "at": list(m.cell)} for m in domain.meeples],
+            "rule": RULES[(domain.kind, final)],
+        }
+        self._add(owners[0], points, reason, domain.kind, domain, final, detail)
 
-    def _add(self, player: str, points: int, reason: str, kind: str, domain: Domain, final: bool) -> None:
+    def _add(
+        self,
+        player: str,
+        points: int,
+        reason: str,
+        kind: str,
+        domain: Domain | None,
+        final: bool = False,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         self._points[player] += points
         team = self._fighter_of[player].key if self.teams else None
-        cells = tuple(sorted(domain.cells))
-        entry = ScoreChange(player, points, reason, kind, self._turn, final, team, domain.key, cells)
-        self._log.append(entry)
+        key, cells = (domain.key, tuple(sorted(domain.cells))) if domain else (None, ())
+        self._log.append(
+            ScoreChange(player, points, reason, kind, self._turn, final, team, key, cells, detail)
+        )
 
     # --- what may happen next (for the simulator and the camera tracker) -----------------------
 
@@ -456,6 +492,7 @@ class StarWarsGame(Game):
             "finished": self.finished,
             "turn": self._turn,
             "tiles_placed": len(self.board.tiles),
+            "tiles_left": max(0, TILES_IN_BOX - len(self.board.tiles)),
             "current_player": self.current_player,
             "next_player": None if self.finished else self.next_player,
             "turn_of": self.turn_of,

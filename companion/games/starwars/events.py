@@ -22,7 +22,8 @@ from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
 
 SIZES = ("small", "large")
 MEEPLE_SPOTS = (*SIDES, PLANET)
-EVENT_KINDS = ("tile", "meeple", "roll", "end")
+EVENT_KINDS = ("tile", "meeple", "roll", "adjust", "end")
+MAX_ADJUSTMENT = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,18 +55,28 @@ class DiceRolled:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreAdjusted:
+    """A score corrected by hand (an addition to records.md, see docs/records.md)."""
+
+    player: str
+    points: int
+    reason: str
+    meta: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded:
     meta: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
-Event = TilePlaced | MeeplePlaced | DiceRolled | GameEnded
+Event = TilePlaced | MeeplePlaced | DiceRolled | ScoreAdjusted | GameEnded
 
 
 def parse_event(obj: Any) -> Event:
     if not isinstance(obj, Mapping):
         raise FormatError(f"an event must be a JSON object, not {json_type(obj)}")
     if "event" not in obj:
-        raise FormatError('an event needs an "event" key: "tile", "meeple", "roll" or "end"')
+        raise FormatError('an event needs an "event" key: "tile", "meeple", "roll", "adjust" or "end"')
     kind = get_str(obj, "event", "an event", EVENT_KINDS)
     meta = obj.get("meta")
     if kind == "tile":
@@ -90,6 +101,13 @@ def parse_event(obj: Any) -> Event:
             if not is_int(value) or not 1 <= value <= 6:
                 raise FormatError(f"a die shows 1 to 6, not {json_type(value)}")
         return DiceRolled(player=get_name(obj, "player", what), dice=tuple(dice), meta=meta)
+    if kind == "adjust":
+        what = "an adjust event"
+        check_object(obj, what, required=("event", "player", "points", "reason"))
+        points = get_int(obj, "points", what, -MAX_ADJUSTMENT, MAX_ADJUSTMENT)
+        if points == 0:
+            raise FormatError('"points" in an adjust event must not be 0')
+        return ScoreAdjusted(get_name(obj, "player", what), points, get_name(obj, "reason", what), meta)
     check_object(obj, "an end event", required=("event",))
     return GameEnded(meta=meta)
 
@@ -134,6 +152,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
         }
     elif isinstance(event, DiceRolled):
         obj = {"event": "roll", "player": event.player, "dice": list(event.dice)}
+    elif isinstance(event, ScoreAdjusted):
+        obj = {"event": "adjust", "player": event.player, "points": event.points, "reason": event.reason}
     else:
         obj = {"event": "end"}
     if event.meta is not None:

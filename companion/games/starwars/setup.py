@@ -23,6 +23,7 @@ FACTION_NAMES = {"rebels": "Rebels", "empire": "Empire", "bounty": "Bounty Hunte
 TEAM_COLOURS = {c for c, f in FACTION_OF_COLOUR.items() if f in ("rebels", "empire")}
 VARIANTS = ("standard", "teams")
 SUPPLY = {"small": 4, "large": 1}  # each player's meeples (the sixth marks the score track)
+TILES_IN_BOX = 76  # with the start tile (shared/FACTS.md); which tiles they are is not public
 
 
 def parse_setup(header: Mapping[str, Any]) -> Setup:
