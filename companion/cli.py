@@ -67,7 +67,30 @@ def _seconds(text: str) -> float:
 def _demo(args: argparse.Namespace) -> int:
     from companion.web.demo import run_demo
 
-    return run_demo(record=args.record, pace=args.pace, host=args.host, port=args.port)
+    return run_demo(args.record, args.pace, args.host, args.port, args.state_dir, args.pin, not args.no_mdns)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from companion.live.table import Table
+    from companion.store import GameStore
+    from companion.web.server import default_state_dir, serve
+
+    store = GameStore(args.state_dir or default_state_dir())
+    try:
+        table = Table(store, source="events arrive through the API")
+        return serve(table, args.host, args.port, pin=args.pin, threads=args.threads, mdns=not args.no_mdns)
+    finally:
+        store.close()
+
+
+def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
+    command.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for phones")
+    command.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    command.add_argument("--state-dir", help=state_help)
+    command.add_argument(
+        "--pin", help="the table PIN for changes (default: one made once, kept in the state dir)"
+    )
+    command.add_argument("--no-mdns", action="store_true", help="do not advertise table-companion.local")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,9 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="serve the scoreboard while replaying a game at table pace")
     demo.add_argument("--record", help="the record to replay (default: the bundled demo game)")
     demo.add_argument("--pace", type=_seconds, default=3.0, help="seconds between events (default: 3)")
-    demo.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    demo.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    _add_server_options(demo, "where the demo keeps its game (default: a temporary folder)")
     demo.set_defaults(run=_demo)
+
+    server = commands.add_parser(
+        "serve", help="serve the scoreboard over the game store; events come through the API"
+    )
+    _add_server_options(
+        server, "the game store (default: $STATE_DIRECTORY or ~/.local/state/table-companion)"
+    )
+    server.add_argument(
+        "--threads", type=int, default=48, help="server threads; each open scoreboard holds one"
+    )
+    server.set_defaults(run=_serve)
     return parser
 
 

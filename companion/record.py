@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.games import game_class
-from companion.games.base import RECORD_VERSION, Game, IllegalEvent, RecordError, Setup
+from companion.games.base import RECORD_VERSION, FormatError, Game, IllegalEvent, RecordError, Setup
 from companion.games.fields import is_int, json_type
 
 JSON_WHITESPACE = " \t\r"  # what JSON counts as white space (a line has no \n); nothing else is blank
@@ -48,7 +48,8 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _parse_json(text: str) -> Any:
+def parse_json_text(text: str) -> Any:
+    """One JSON value read strictly: no duplicate keys, no NaN, no lone surrogates; ValueError."""
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except json.JSONDecodeError as error:
@@ -85,15 +86,14 @@ def parse_record(data: bytes | str) -> Record:
         raise BadRecord(1, "the record is empty: line 1 must be the header")
     header_line, header_text = first
     try:
-        header = _parse_json(header_text)
-        game, setup = _parse_header(header)
+        game, setup = parse_header(parse_json_text(header_text))
     except (ValueError, RecordError) as error:
         raise BadRecord(header_line, _reason(error)) from None
 
     events = []
     for number, text in lines:
         try:
-            obj = _parse_json(text)
+            obj = parse_json_text(text)
             if isinstance(obj, dict) and "record" in obj and "event" not in obj:
                 raise ValueError("a second header: only line 1 is the header")
             events.append((number, game.parse_event(obj)))
@@ -106,20 +106,21 @@ def _reason(error: Exception) -> str:
     return error.reason if isinstance(error, RecordError) else str(error)
 
 
-def _parse_header(header: Any) -> tuple[type[Game], Setup]:
+def parse_header(header: Any) -> tuple[type[Game], Setup]:
+    """The engine and setup a record header names; raises FormatError with the reason."""
     if isinstance(header, dict) and "event" in header and "record" not in header:
-        raise ValueError('line 1 must be the header ({"record": 1, "game": ...}), not an event')
+        raise FormatError('line 1 must be the header ({"record": 1, "game": ...}), not an event')
     if not isinstance(header, dict):
-        raise ValueError(f"line 1 must be the header, a JSON object, not {json_type(header)}")
+        raise FormatError(f"line 1 must be the header, a JSON object, not {json_type(header)}")
     for key in ("record", "game"):
         if key not in header:
-            raise ValueError(f'the header is missing "{key}"')
+            raise FormatError(f'the header is missing "{key}"')
     version = header["record"]
     if not is_int(version) or version != RECORD_VERSION:
-        raise ValueError(f'"record" must be {RECORD_VERSION} (the format version), not {json_type(version)}')
+        raise FormatError(f'"record" must be {RECORD_VERSION} (the format version), not {json_type(version)}')
     name = header["game"]
     if not isinstance(name, str):
-        raise ValueError(f'"game" must be a string, not {json_type(name)}')
+        raise FormatError(f'"game" must be a string, not {json_type(name)}')
     game = game_class(name)
     return game, game.parse_setup(header)
 

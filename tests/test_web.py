@@ -1,95 +1,178 @@
-"""The scoreboard page and the state API (the full web side comes with issue 3)."""
+"""The pages and the read side of the API, through Flask's test client."""
 
 from __future__ import annotations
 
+import json
 import threading
-from pathlib import Path
 
-from companion.games.starwars.events import DiceRolled
-from companion.record import read_record
-from companion.session import GameSession
-from companion.web import create_app
+from conftest import Site, make_site, record_lines
+
+from companion.record import parse_record, read_record, replay
 from companion.web.demo import bundled_demo_record, feed
 
-
-def session_after(record_path: Path, events: int | None = None) -> GameSession:
-    record = read_record(record_path)
-    session = GameSession.from_record(record, source="test")
-    for _, event in record.events[:events]:
-        session.apply(event)
-    return session
+PAGES = ["/", "/timeline", "/setup", "/fix", "/games", "/join"]
 
 
-def test_scoreboard_page_shows_the_players(records_dir: Path) -> None:
-    app = create_app(session_after(records_dir / "asteroid-battle-tie.jsonl").state)
-    page = app.test_client().get("/")
-    assert page.status_code == 200
-    html = page.get_data(as_text=True)
-    for name in ("Ana", "Ben", "Cid", "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12", "Turn 10"):
-        assert name in html
-    assert "http://" not in html and "https://" not in html  # nothing from outside: the table is offline
+def test_every_page_answers_before_any_game(site: Site) -> None:
+    for path in PAGES:
+        response = site.client.get(path)
+        assert response.status_code == 200, path
+        assert "text/html" in response.content_type
+    assert "No game is being scored yet" in site.client.get("/").get_data(as_text=True)
+    assert site.client.get("/api/state").get_json()["game"] is None
+    assert site.client.get("/api/record").status_code == 404
 
 
-def test_state_api_answers_json(records_dir: Path) -> None:
-    client = create_app(
-        session_after(records_dir / "asteroid-battle-tie.jsonl", events=14).state
-    ).test_client()
-    state = client.get("/api/state").get_json()
-    assert state["game"] == "starwars"
-    assert state["scores"] == {"Ana": 0, "Ben": 0, "Cid": 0}
-    assert state["phase"] == "meeple"
-    assert state["turn_of"] == "Ana"  # her tile joined the fields; the battle is hers to start
-    assert state["next_player"] == "Ben"
-    assert state["battle"]["kind"] == "asteroid"
+def test_scoreboard_shows_players_scores_turn_and_tiles_left(site: Site) -> None:
+    site.play("asteroid-battle-tie.jsonl", events=14)
+    html = site.client.get("/").get_data(as_text=True)
+    for words in (
+        "Ana",
+        "Ben",
+        "Cid",
+        "Turn 10 · Ana's turn",
+        "65 tiles left",
+        "seat-black",
+        "4 small · 0 large left",
+    ):
+        assert words in html
+    assert "waiting for dice" in html  # the battle prompt
+    state = site.client.get("/api/state").get_json()
+    assert state["turn_of"] == "Ana" and state["tiles_left"] == 65
     assert [f["dice"] for f in state["battle"]["fighters"]] == [2, 1, 2]
-    assert "waiting for dice" in state["prompts"][0]
 
 
-def test_state_follows_the_game(records_dir: Path) -> None:
-    session = session_after(records_dir / "route-battle.jsonl", events=10)
-    client = create_app(session.state).test_client()
-    assert client.get("/api/state").get_json()["scores"] == {"Ana": 0, "Ben": 0}
-    session.apply(DiceRolled("Ana", (6,)))
-    session.apply(DiceRolled("Ben", (1,)))
-    assert client.get("/api/state").get_json()["scores"] == {"Ana": 4, "Ben": 1}
+def test_laps_of_the_score_track(site: Site) -> None:
+    site.play("route-three.jsonl", events=1)
+    site.post("/api/event", {"event": "adjust", "player": "Ana", "points": 57, "reason": "test laps"})
+    html = site.client.get("/").get_data(as_text=True)
+    assert "track 7 · lap 2" in html
 
 
-def test_unknown_api_path_is_a_json_404(records_dir: Path) -> None:
-    client = create_app(session_after(records_dir / "route-battle.jsonl").state).test_client()
-    response = client.get("/api/nothing")
-    assert response.status_code == 404
-    assert response.get_json()["error"] == "Not Found"
+def test_timeline_lists_every_event_newest_first_with_breakdowns(site: Site) -> None:
+    site.play("asteroid-battle-tie.jsonl")
+    items = site.client.get("/api/timeline").get_json()
+    assert [i["seq"] for i in items] == sorted((i["seq"] for i in items), reverse=True)
+    assert items[0]["text"] == "Ana rolled 2, 5"
+    reasons = [c["reason"] for i in items for c in i["changes"]]
+    assert "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12" in reasons
+    html = site.client.get("/timeline").get_data(as_text=True)
+    assert "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12" in html and 'href="/scores/4"' in html
 
 
-def test_static_assets_are_served(records_dir: Path) -> None:
-    client = create_app(session_after(records_dir / "route-battle.jsonl").state).test_client()
-    assert client.get("/static/scoreboard.js").status_code == 200
-    assert client.get("/static/scoreboard.css").status_code == 200
+def test_feature_view_of_a_scored_domain(site: Site) -> None:
+    site.play("asteroid-battle-tie.jsonl")
+    view = site.client.get("/api/scores/4").get_json()
+    assert view["score"]["reason"] == "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12"
+    detail = view["score"]["detail"]
+    assert detail["tiles"] == 5 and detail["symbols"] == {"rebels": 1}
+    assert detail["meeples"] == [{"player": "Cid", "size": "large", "at": [1, 0], "feature": "S"}]
+    assert "2 points per tile" in detail["rule"]
+    assert (
+        view["picture"].startswith("<svg") and view["picture"].count("<title>") == 11
+    )  # the start tile and 10 more
+    html = site.client.get("/scores/4").get_data(as_text=True)
+    for words in ("Cid +12", "Tiles", "1 rebels", "Cid (large) at [1, 0]", "<svg", "2 points per tile"):
+        assert words in html
 
 
-def test_demo_feeds_the_bundled_record() -> None:
+def test_feature_view_of_a_battle_shows_every_round(site: Site) -> None:
+    site.play("asteroid-battle-tie.jsonl")
+    view = site.client.get("/api/scores/3").get_json()
+    assert view["score"]["kind"] == "battle"
+    rounds = view["battle"]["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert rounds[0]["tied"] == ["Ana", "Cid"] and rounds[0]["lost"] == ["Ben"]
+    assert rounds[1]["won"] == "Cid"
+    html = site.client.get("/scores/3").get_data(as_text=True)
+    assert "The battle, round by round" in html and "Cid wins" in html and "tie: Ana, Cid roll again" in html
+
+
+def test_feature_view_shows_the_evidence_image(site: Site) -> None:
+    site.play("route-three.jsonl", events=1)
+    game_id = site.table.live.game_id  # type: ignore[union-attr]
+    picture = b"\x89PNG\r\n\x1a\nnot really a png"
+    path = site.table.store.save_evidence(game_id, picture, ".png")
+    _, events = record_lines("route-three.jsonl")
+    for event in events[1:3]:
+        site.post("/api/event", event)
+    closing = {**events[3], "meta": {"evidence": path, "confidence": 0.98}}  # Ben's tile closes the route
+    site.post("/api/event", closing)
+    site.post("/api/event", events[4])  # his meeple ends his turn: the route scores
+    html = site.client.get("/scores/0").get_data(as_text=True)
+    assert f'<img src="/{path}"' in html
+    assert site.client.get(f"/{path}").data == picture
+    for sneaky in ("/evidence/../games.sqlite3", "/evidence/1/../../secret_key", "/evidence/%2e%2e/pin"):
+        assert site.client.get(sneaky).status_code == 404
+
+
+def test_unknown_score_is_a_404(site: Site) -> None:
+    site.play("route-three.jsonl", events=2)
+    assert site.client.get("/api/scores/99").status_code == 404
+    assert site.client.get("/scores/99").status_code == 404
+    assert (
+        site.client.get("/api/scores/99").get_json()["message"] == "there is no score number 99 in this game"
+    )
+
+
+def test_record_download_replays_to_the_same_scores(site: Site) -> None:
+    site.play("three-battles-one-turn.jsonl")
+    response = site.client.get("/api/record")
+    assert response.headers["Content-Disposition"] == 'attachment; filename="game.jsonl"'
+    game = replay(parse_record(response.data))
+    assert (
+        game.scores() == site.client.get("/api/state").get_json()["scores"] == {"Ana": 7, "Ben": 4, "Cid": 12}
+    )
+
+
+def test_past_games_are_listed_and_downloadable(site: Site) -> None:
+    site.play("route-three.jsonl")
+    site.play("planet-eleven.jsonl")
+    games = site.client.get("/api/games").get_json()
+    assert [g["players"][0]["name"] for g in games] == ["Ana", "Ana"]
+    assert games[0]["ended"] is not None and games[1]["ended"] is not None
+    older = site.client.get(games[1]["record"])
+    assert replay(parse_record(older.data)).scores() == {"Ana": 3, "Ben": 1}
+    assert "Download the record" in site.client.get("/games").get_data(as_text=True)
+    assert site.client.get("/api/games/999/record").status_code == 404
+
+
+def test_join_page_has_a_qr_code_of_the_address(site: Site) -> None:
+    html = site.client.get("/join").get_data(as_text=True)
+    assert "<svg" in html and "http://192.0.2.7:8000/" in html
+
+
+def test_pages_load_nothing_from_outside(site: Site) -> None:
+    site.play("asteroid-battle-tie.jsonl")
+    for path in [*PAGES, "/scores/4"]:
+        response = site.client.get(path)
+        html = response.get_data(as_text=True)
+        assert "https://" not in html and "//cdn" not in html
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    for asset in ("common.js", "scoreboard.js", "timeline.js", "setup.js", "fix.js", "app.css"):
+        body = site.client.get(f"/static/{asset}").get_data(as_text=True)
+        assert "http://" not in body and "https://" not in body
+
+
+def test_a_restart_resumes_the_game_exactly(site: Site) -> None:
+    site.play("three-battles-one-turn.jsonl", events=15)
+    before = site.client.get("/api/state").get_json()
+    again = make_site(site.state_dir)
+    assert again.client.get("/api/state").get_json() == before
+    again.table.store.close()
+
+
+def test_demo_feeds_the_bundled_record(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from companion.live.table import Table
+    from companion.store import GameStore
+
     record = read_record(bundled_demo_record())
-    session = GameSession.from_record(record)
-    feed(session, record, pace=0, stop=threading.Event())
-    state = session.state()
-    assert state["finished"] is True
-    assert state["events"] == len(record.events)
-
-
-def test_demo_feed_stops_when_asked() -> None:
-    record = read_record(bundled_demo_record())
-    session = GameSession.from_record(record)
-    stop = threading.Event()
-    stop.set()
-    feed(session, record, pace=0, stop=stop)
-    assert session.state()["events"] == 0
-
-
-def test_page_urls() -> None:
-    from companion.web.net import page_urls
-
-    assert page_urls("127.0.0.1", 8000) == ["http://127.0.0.1:8000/"]
-    everywhere = page_urls("0.0.0.0", 8000)
-    assert everywhere[-1] == "http://127.0.0.1:8000/"
-    assert all(u.startswith("http://") and u.endswith(":8000/") for u in everywhere)
-    assert "http://127.0.0.1:8000/" not in everywhere[:-1]
+    table = Table(GameStore(Path(str(tmp_path))))
+    table.start(record.setup.to_json())
+    feed(table, record, pace=0, stop=threading.Event())
+    state = table.state()
+    assert state["finished"] is True and state["events"] == len(record.events)
+    assert state["scores"] == replay(record).scores()
+    json.dumps(state)

@@ -9,7 +9,7 @@ of a game is replaying a prefix of its events; undo is replay without the last o
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -153,3 +153,15 @@ class Game(ABC):
     @abstractmethod
     def status(self) -> dict[str, Any]:
         """A JSON-ready picture of the moment: whose turn, what is waiting, the players."""
+
+    @abstractmethod
+    def describe(self, event: Any) -> str:
+        """One line a person reads in the timeline: what this event did."""
+
+    def picture(
+        self, highlight: Collection[Cell] = (), pieces: Sequence[Mapping[str, Any]] = ()
+    ) -> str | None:
+        """An SVG drawing of the board as it is now, ``highlight`` cells brought forward and
+        ``pieces`` (game-specific JSON, as in a score's detail) drawn on it; None if the game
+        has no board to draw."""
+        return None

@@ -1,4 +1,4 @@
-"""The web layer: a Flask app factory over whatever supplies the game's state.
+"""The web layer: a Flask app over the table, served by waitress inside the companion's process.
 
 Templates and assets live in the top-level ``web/`` folder of the checkout (the client's layout);
 ``COMPANION_WEB_DIR`` points elsewhere if needed.
@@ -6,17 +6,32 @@ Templates and assets live in the top-level ``web/`` folder of the checkout (the 
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
 
 from companion.errors import UserError
+from companion.web.api import api
+from companion.web.context import WebContext
+from companion.web.pages import pages
 
-StateSource = Callable[[], dict[str, Any]]
+log = logging.getLogger(__name__)
+MAX_BODY = 256 * 1024  # events and corrections are small; nothing bigger is posted
+SECURITY_HEADERS = {
+    # Everything is served from here: the table has no internet, and nothing else may load.
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
 
 
 def web_dir() -> Path:
@@ -30,27 +45,39 @@ def web_dir() -> Path:
     return folder
 
 
-def create_app(state: StateSource) -> Flask:
+def create_app(context: WebContext, secret: bytes) -> Flask:
     folder = web_dir()
-    app = Flask(
-        __name__,
-        template_folder=str(folder / "templates"),
-        static_folder=str(folder / "static"),
+    app = Flask(__name__, template_folder=str(folder / "templates"), static_folder=str(folder / "static"))
+    app.secret_key = secret
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["companion"] = context
+    app.register_blueprint(api)
+    app.register_blueprint(pages)
 
-    @app.get("/")
-    def scoreboard() -> str:
-        return render_template("scoreboard.html", state=state())
-
-    @app.get("/api/state")
-    def api_state() -> Any:
-        return jsonify(state())
+    @app.after_request
+    def secure(response: Response) -> Response:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:
+        code = error.code or 500
         if request.path.startswith("/api/"):
-            return jsonify({"error": error.name, "message": error.description}), error.code
-        return error
+            return jsonify({"error": code, "message": error.description}), code
+        return render_template("error.html", code=code, message=error.description, state=None), code
+
+    @app.errorhandler(Exception)
+    def internal_error(error: Exception) -> Any:
+        log.exception("internal error on %s %s", request.method, request.path)  # the trace stays here
+        message = "something went wrong inside the companion; the game is safe, try again"
+        if request.path.startswith("/api/"):
+            return jsonify({"error": 500, "message": message}), 500
+        return render_template("error.html", code=500, message=message, state=None), 500
 
     return app

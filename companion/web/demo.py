@@ -1,21 +1,23 @@
-"""The demo table: serve the scoreboard while a recorded game is replayed at table pace.
+"""The demo table: serve the scoreboard while a recorded game is played into it at table pace.
 
-Until the simulated camera table exists, this is what ``make run`` shows.
+Until the simulated camera table exists, this is what ``make run`` shows. The demo keeps its
+games in a state directory of its own (a temporary one unless given), never in the real one.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 import threading
 from importlib import resources
 from pathlib import Path
 
-from companion.errors import UserError
 from companion.games.base import IllegalEvent
+from companion.live.table import Table
 from companion.record import Record, read_record, replay
-from companion.session import GameSession
-from companion.web import create_app
-from companion.web.net import page_urls
+from companion.store import GameStore
+from companion.web.server import serve
 
 DEMO_RECORD = "demo-starwars.jsonl"
 
@@ -24,47 +26,42 @@ def bundled_demo_record() -> Path:
     return Path(str(resources.files("companion.data").joinpath(DEMO_RECORD)))
 
 
-def feed(session: GameSession, record: Record, pace: float, stop: threading.Event) -> None:
-    """Apply the record's events one by one, ``pace`` seconds apart, until done or stopped."""
+def feed(table: Table, record: Record, pace: float, stop: threading.Event) -> None:
+    """Play the record's events into the table one by one, ``pace`` seconds apart."""
     for line, event in record.events:
         if stop.wait(pace):
             return
         try:
-            session.apply(event)
-        except IllegalEvent as error:  # the record was checked before; say so if it happens
+            table.add(record.game.event_to_json(event))
+        except IllegalEvent as error:  # a correction on a phone can make the rest illegal
             print(f"demo stopped at line {line}: {error.reason}", file=sys.stderr)
             return
 
 
-def run_demo(record: str | None, pace: float, host: str, port: int) -> int:
-    from waitress.server import create_server
-
+def run_demo(
+    record: str | None, pace: float, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
+) -> int:
     path = Path(record) if record else bundled_demo_record()
     game_record = read_record(path)
     replay(game_record)  # refuse a bad record now, with its line, not halfway through the demo
-    session = GameSession.from_record(
-        game_record, source=f"demo: replaying {path.name}, one event every {pace:g} s"
-    )
-    app = create_app(session.state)
-    try:  # bind before telling anyone where to look
-        server = create_server(app, host=host, port=port, threads=16, ident="table-companion")
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
-    urls = page_urls(host, port)
-    print(f"Table Companion demo: scoreboard on {urls[0]} (Ctrl+C to stop)", flush=True)
-    for url in urls[1:]:
-        print(f"  also on {url}", flush=True)
-    minutes = len(game_record.events) * pace / 60
-    print(
-        f"Replaying {path}: {len(game_record.events)} events, one every {pace:g} s (about {minutes:.0f} min)"
-    )
+    folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    table = Table(GameStore(folder), source=f"demo: replaying {path.name}, one event every {pace:g} s")
+    table.start(game_record.setup.to_json())
     stop = threading.Event()
-    feeder = threading.Thread(target=feed, args=(session, game_record, pace, stop), daemon=True)
-    feeder.start()
+    feeder = threading.Thread(target=feed, args=(table, game_record, pace, stop), daemon=True, name="demo")
+    minutes = len(game_record.events) * pace / 60
+
+    def start_feeding() -> None:
+        count = len(game_record.events)
+        print(f"Replaying {path}: {count} events, one every {pace:g} s (about {minutes:.0f} min)")
+        feeder.start()
+
     try:
-        server.run()
+        return serve(
+            table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start_feeding
+        )
     finally:
         stop.set()
-        server.close()
-    return 0
+        table.store.close()
+        if not state_dir:
+            shutil.rmtree(folder, ignore_errors=True)

@@ -1,49 +1,51 @@
-// Keeps the scoreboard current by asking /api/state every two seconds.
-// (Server-Sent Events replace this polling with the full web issue.)
+// The scoreboard follows the game live: scores, whose turn, what is waiting, the latest scores.
 "use strict";
 
-function text(tag, content, className) {
-  const node = document.createElement(tag);
-  node.textContent = content;
-  if (className) node.className = className;
-  return node;
-}
+(() => {
+  const { el, signed } = Companion;
+  let lastScores = {};
 
-function render(state) {
-  document.getElementById("title").textContent = state.title;
-  const turn = state.finished ? "Game over" : `Turn ${state.turn} · ${state.turn_of}'s turn`;
-  document.getElementById("summary").textContent = `${turn} · ${state.tiles_placed} tiles`;
-
-  const players = document.getElementById("players");
-  players.replaceChildren(...[...state.players].sort((a, b) => b.score - a.score).map((p) => {
-    const item = document.createElement("li");
-    item.className = "player";
-    item.style.setProperty("--seat", `var(--${p.color})`);
-    item.append(text("span", p.name, "name"),
-                text("span", `${p.meeples.small} small · ${p.meeples.large} large left`, "meeples"),
-                text("span", String(p.score), "score"));
-    return item;
-  }));
-
-  document.getElementById("prompts").replaceChildren(...state.prompts.map((p) => text("p", p, "prompt")));
-
-  const log = document.getElementById("log");
-  const latest = [...state.log].reverse().slice(0, 12);
-  log.replaceChildren(...(latest.length ? latest.map((e) => {
-    const item = document.createElement("li");
-    item.append(text("b", `${e.player} ${e.points >= 0 ? "+" : ""}${e.points}`), ` ${e.reason}`);
-    return item;
-  }) : [text("li", "No points scored yet.", "muted")]));
-  document.getElementById("source").textContent = state.source;
-}
-
-async function refresh() {
-  try {
-    const response = await fetch("/api/state", { cache: "no-store" });
-    if (response.ok) render(await response.json());
-  } catch (error) {
-    // The companion may be restarting; the next refresh tries again.
+  function summary(state) {
+    if (!state.game) return "No game yet";
+    const turn = state.finished ? "Game over" : `Turn ${state.turn} · ${state.turn_of}'s turn`;
+    return `${turn} · ${state.tiles_left} tiles left`;
   }
-}
 
-setInterval(refresh, 2000);
+  function player(p) {
+    const item = el("li", undefined, `player seat-${p.color}`);
+    item.dataset.player = p.name;
+    const track = `track ${p.score % 50}` + (p.score >= 50 ? ` · lap ${Math.floor(p.score / 50) + 1}` : "");
+    item.append(
+      el("span", p.name, "name"),
+      el("span", `${p.meeples.small} small · ${p.meeples.large} large left`, "meeples"),
+      el("span", track, "track"),
+      el("span", String(p.score), "score"),
+    );
+    if (lastScores[p.name] !== undefined && lastScores[p.name] !== p.score) item.classList.add("scored");
+    return item;
+  }
+
+  function render(state) {
+    document.getElementById("title").textContent = state.title || "Table Companion";
+    document.getElementById("summary").textContent = summary(state);
+    const noGame = document.getElementById("no-game");
+    if (noGame && state.game) noGame.remove();
+    document.getElementById("prompts").replaceChildren(...(state.prompts || []).map((p) => el("p", p, "prompt")));
+    const players = [...state.players].sort((a, b) => b.score - a.score);
+    document.getElementById("players").replaceChildren(...players.map(player));
+    lastScores = Object.fromEntries(state.players.map((p) => [p.name, p.score]));
+    const latest = [...state.log].reverse().slice(0, 12).map((entry) => {
+      const link = el("a");
+      link.href = `/scores/${entry.index}`;
+      link.append(el("b", `${entry.player} ${signed(entry.points)}`), ` ${entry.reason}`);
+      const item = el("li");
+      item.append(link);
+      return item;
+    });
+    document.getElementById("log").replaceChildren(...(latest.length ? latest : [el("li", "No points scored yet.", "muted")]));
+    document.getElementById("source").textContent = state.source || "";
+    document.body.dataset.seq = String(state.seq);
+  }
+
+  Companion.subscribe(render);
+})();

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import copy
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from companion.games.base import Cell, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.starwars import events as ev
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
+from companion.games.starwars.drawing import board_svg
 from companion.games.starwars.scoring import RULES, completed_score, final_score
 from companion.games.starwars.setup import FACTION_OF_COLOUR, SUPPLY, TILES_IN_BOX, fighters, parse_setup
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
@@ -359,6 +360,7 @@ class StarWarsGame(Game):
                 }
                 for key in battle.active
             ],
+            "meeples": self._pieces(battle.domain),
             "rule": RULES[("battle", False)],
         }
         for key in battle.active:
@@ -415,10 +417,19 @@ class StarWarsGame(Game):
         detail = {
             "tiles": len(domain.cells),
             "symbols": dict(sorted(domain.symbols.items())),
-            "meeples": [{"player": m.player, "size": m.size, "at": list(m.cell)} for m in domain.meeples],
+            "meeples": self._pieces(domain),
             "rule": RULES[(domain.kind, final)],
         }
         self._add(owners[0], points, reason, domain.kind, domain, final, detail)
+
+    def _pieces(self, domain: Domain) -> list[dict[str, Any]]:
+        """The meeples in a domain as JSON: who, which size, on which tile and feature."""
+        pieces = []
+        for m in domain.meeples:
+            feature = self.board.tiles[m.cell].features[m.feature_index]
+            spot = PLANET if feature.kind == PLANET else SIDES[feature.sides[0]]
+            pieces.append({"player": m.player, "size": m.size, "at": list(m.cell), "feature": spot})
+        return pieces
 
     def _add(
         self,
@@ -464,6 +475,35 @@ class StarWarsGame(Game):
         return self._battle_or_pending()
 
     # --- the picture of the moment -------------------------------------------------------------
+
+    def picture(self, highlight: Collection[Cell] = (), pieces: Sequence[Mapping[str, Any]] = ()) -> str:
+        """The board as it is now; ``pieces`` (a score's meeples) replace the meeples now on it."""
+        colour = {p.name: p.color for p in self.players}
+        meeples = []
+        if pieces:
+            for piece in pieces:
+                cell = (piece["at"][0], piece["at"][1])
+                tile = self.board.tiles[cell]
+                spot = piece["feature"]
+                index = tile.planet_index if spot == PLANET else tile.side_feature[SIDES.index(spot)]
+                if index is not None and index >= 0:
+                    meeples.append((cell, index, colour[piece["player"]], piece["size"]))
+        else:
+            meeples = [(m.cell, m.feature_index, colour[m.player], m.size) for m in self.meeples_on_board()]
+        return board_svg(self.board.tiles, meeples, highlight)
+
+    def describe(self, event: ev.Event) -> str:
+        if isinstance(event, ev.TilePlaced):
+            who = "The start tile" if event.player is None else f"{event.player} placed a tile"
+            return f"{who} at {list(event.at)}: {event.tile.describe()}"
+        if isinstance(event, ev.MeeplePlaced):
+            where = "the planet" if event.feature == PLANET else f"side {event.feature}"
+            return f"{event.player} put a {event.size} meeple on {where} of the tile at {list(event.at)}"
+        if isinstance(event, ev.DiceRolled):
+            return f"{event.player} rolled {', '.join(map(str, event.dice))}"
+        if isinstance(event, ev.ScoreAdjusted):
+            return f"{event.player}'s score corrected by hand, {event.points:+d}: {event.reason}"
+        return "The game ended: final scoring"
 
     def status(self) -> dict[str, Any]:
         scores = self.scores()

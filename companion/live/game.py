@@ -1,0 +1,288 @@
+"""One game at the table, live: its journal in the store, the engine that scores it, its timeline.
+
+The journal holds two kinds of entries: game events as they happened, and corrections
+(replace, insert or remove an event, with the reason). Folding the journal gives the game's
+events as they stand; replaying those through the engine gives the scores. Every change is
+checked first (a correction must leave a game the rules allow), stored durably second, and only
+then shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.games.base import FormatError, Game, IllegalEvent, ScoreChange, Setup
+from companion.games.fields import check_object, get_int, get_name, get_str
+from companion.record import dump_record
+from companion.store import Entry, GameStore
+
+Clock = Callable[[], str]
+CORRECTIONS = ("replace", "insert", "remove", "undo")
+
+
+class StaleView(Exception):
+    """A correction made against a moment of the game that has since moved on."""
+
+
+@dataclass
+class Step:
+    """One event of the game as it stands, with what it caused and how it was corrected."""
+
+    event: Any
+    record: dict[str, Any]  # the event's record form, as stored (meta included)
+    seq: int  # the journal entry it comes from
+    at: str
+    changes: list[ScoreChange] = field(default_factory=list)
+    correction: dict[str, Any] | None = None  # set when a correction put it here
+
+
+class LiveGame:
+    def __init__(self, store: GameStore, game_id: int, game: type[Game], setup: Setup, clock: Clock) -> None:
+        self.store = store
+        self.game_id = game_id
+        self.game_type = game
+        self.setup = setup
+        self.clock = clock
+        self.journal: list[Entry] = store.entries(game_id)
+        self.steps = fold(game, self.journal)
+        self.engine = replay_steps(game, setup, self.steps)
+
+    # --- changing the game ---------------------------------------------------------------------
+
+    def add(self, record_event: Any) -> list[ScoreChange]:
+        """Check, store, then apply one event from the table (camera, trays, a phone)."""
+        event = self.game_type.parse_event(record_event)
+        changes = self.engine.apply(event)  # an illegal event raises and changes nothing
+        record = self.game_type.event_to_json(event)
+        try:
+            entry = self._store("event", {"event": record})
+        except BaseException:
+            self.engine = replay_steps(self.game_type, self.setup, self.steps)  # not stored: not applied
+            raise
+        self.steps.append(Step(event, record, entry.seq, entry.at, list(changes)))
+        self._note_end()
+        return list(changes)
+
+    def correct(self, request: Any) -> Step | None:
+        """Apply a correction from a phone: what changes, where, and why.
+
+        ``{"op": "replace"|"insert"|"remove"|"undo", "index": N, "event": {...}, "reason": "...",
+        "base": SEQ}``; ``base`` (optional) is the journal entry the phone last saw.
+        """
+        what = "a correction"
+        check_object(request, what, required=("op", "reason"), optional=("index", "event", "base"))
+        op = get_str(request, "op", what, CORRECTIONS)
+        reason = get_name(request, "reason", what)
+        if "base" in request:
+            base = get_int(request, "base", what, 0, 2**31)
+            if base != self.seq:
+                raise StaleView(
+                    f"the game has changed since this page was loaded (entry {base}, now {self.seq}): "
+                    "look again, then correct"
+                )
+        if op == "undo":
+            if not self.steps:
+                raise IllegalEvent("there is no event to undo")
+            index = len(self.steps) - 1
+        else:
+            if "index" not in request:
+                raise FormatError(f'a "{op}" correction needs "index", the event to correct')
+            high = len(self.steps) if op == "insert" else len(self.steps) - 1
+            if high < 0:
+                raise IllegalEvent("there is no event to correct")
+            index = get_int(request, "index", what, 0, high)
+        body: dict[str, Any] = {"op": op, "index": index, "reason": reason}
+        if op in ("replace", "insert"):
+            if "event" not in request:
+                raise FormatError(f'a "{op}" correction needs "event", the event as it should be')
+            body["event"] = self.game_type.event_to_json(self.game_type.parse_event(request["event"]))
+        elif "event" in request:
+            raise FormatError(f'a "{op}" correction takes no "event"')
+        if op in ("replace", "remove", "undo"):
+            body["was"] = self.steps[index].record
+
+        steps = [dataclasses.replace(step) for step in self.steps]  # the live steps stay as they are
+        placeholder = Entry(self.seq + 1, self.clock(), "correction", body)
+        apply_correction(self.game_type, steps, placeholder)
+        engine = replay_steps(self.game_type, self.setup, steps)  # raises with the broken rule
+        entry = self._store("correction", body)
+        for step in steps:
+            if step.seq == placeholder.seq:
+                step.seq, step.at = entry.seq, entry.at
+                assert step.correction is not None
+                step.correction["at"] = entry.at
+        self.steps, self.engine = steps, engine
+        self._note_end()
+        return next((s for s in steps if s.seq == entry.seq), None)
+
+    def _store(self, kind: str, body: dict[str, Any]) -> Entry:
+        at = self.clock()
+        seq = self.store.append(self.game_id, kind, body, at)
+        entry = Entry(seq, at, kind, body)
+        self.journal.append(entry)
+        return entry
+
+    def _note_end(self) -> None:
+        ended = self.steps[-1].at if self.engine.finished and self.steps else None
+        self.store.set_ended(self.game_id, ended)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        """The last journal entry: what a phone saw when it loaded."""
+        return self.journal[-1].seq if self.journal else 0
+
+    def state(self) -> dict[str, Any]:
+        state = self.engine.status()
+        state["scores"] = self.engine.scores()
+        log = []
+        for index, change in enumerate(self.engine.log):
+            entry = change.to_json()
+            entry.pop("detail", None)  # on the score's own page; keeps every update small
+            entry["index"] = index
+            log.append(entry)
+        state["log"] = log
+        state["game_id"] = self.game_id
+        state["seq"] = self.seq
+        state["events"] = len(self.steps)
+        return state
+
+    def record_text(self) -> str:
+        """The game as it stands as a record; corrected events say so in their meta."""
+        events = []
+        for step in self.steps:
+            event = step.event
+            if step.correction is not None:
+                meta = dict(step.record.get("meta") or {})
+                meta["correction"] = step.correction
+                event = self.game_type.parse_event({**step.record, "meta": meta})
+            events.append(event)
+        return dump_record(self.game_type, self.setup, events)
+
+    def events(self) -> list[dict[str, Any]]:
+        """The game's events as they stand, numbered from 0, for the corrections page."""
+        return [
+            {"index": i, "text": self.engine.describe(step.event), "event": step.record, "at": step.at}
+            for i, step in enumerate(self.steps)
+        ]
+
+    def timeline(self) -> list[dict[str, Any]]:
+        """Every journal entry, newest first, each with what it did to the score."""
+        by_seq = {step.seq: (index, step) for index, step in enumerate(self.steps)}
+        items = []
+        for entry in reversed(self.journal):
+            index, step = by_seq.get(entry.seq, (None, None))
+            item: dict[str, Any] = {"seq": entry.seq, "at": entry.at, "kind": entry.kind, "index": index}
+            if entry.kind == "event":
+                event = self.game_type.parse_event(entry.body["event"])
+                item["text"] = self.engine.describe(event)
+                item["current"] = step is not None
+            else:
+                item["text"] = self._describe_correction(entry.body)
+                item["reason"] = entry.body["reason"]
+            item["changes"] = [self._numbered(c) for c in step.changes] if step else []
+            items.append(item)
+        return items
+
+    def _numbered(self, change: ScoreChange) -> dict[str, Any]:
+        entry = change.to_json()
+        entry.pop("detail", None)
+        entry["index"] = next(i for i, c in enumerate(self.engine.log) if c is change)
+        return entry
+
+    def _describe_correction(self, body: dict[str, Any]) -> str:
+        number = body["index"] + 1
+        if body["op"] == "undo":
+            return f"Undone: {self._describe(body['was'])}"
+        if body["op"] == "remove":
+            return f"Removed event {number}: {self._describe(body['was'])}"
+        if body["op"] == "insert":
+            return f"Inserted as event {number}: {self._describe(body['event'])}"
+        return f"Corrected event {number}: {self._describe(body['was'])} -> {self._describe(body['event'])}"
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        return self.engine.describe(self.game_type.parse_event(record))
+
+    def score_view(self, index: int) -> dict[str, Any] | None:
+        """Everything behind one score: what was counted, the rule, the dice, the picture."""
+        if not 0 <= index < len(self.engine.log):
+            return None
+        change = self.engine.log[index]
+        step_index = next(i for i, step in enumerate(self.steps) if any(c is change for c in step.changes))
+        then = replay_steps(
+            self.game_type, self.setup, [dataclasses.replace(s) for s in self.steps[: step_index + 1]]
+        )
+        detail = dict(change.detail or {})
+        view: dict[str, Any] = {
+            "index": index,
+            "score": change.to_json(),
+            "caused_by": {
+                "index": step_index,
+                "text": self.engine.describe(self.steps[step_index].event),
+                "at": self.steps[step_index].at,
+            },
+            "picture": then.picture(change.cells, detail.get("meeples", ())),
+            "evidence": [
+                path for step in self.steps[: step_index + 1][-3:] for path in _evidence(step.record)
+            ],
+        }
+        if change.kind == "battle":
+            view["battle"] = next(
+                (
+                    b
+                    for b in getattr(self.engine, "battles", [])
+                    if b["domain"] == change.domain and b["turn"] == change.turn
+                ),
+                None,
+            )
+        return view
+
+
+def _evidence(record: dict[str, Any]) -> list[str]:
+    found = (record.get("meta") or {}).get("evidence", [])
+    paths = [found] if isinstance(found, str) else found
+    return [p for p in paths if isinstance(p, str)]
+
+
+def fold(game: type[Game], journal: Sequence[Entry]) -> list[Step]:
+    """The game's events as they stand after every correction in the journal."""
+    steps: list[Step] = []
+    for entry in journal:
+        if entry.kind == "event":
+            record = entry.body["event"]
+            steps.append(Step(game.parse_event(record), record, entry.seq, entry.at))
+        else:
+            apply_correction(game, steps, entry)
+    return steps
+
+
+def apply_correction(game: type[Game], steps: list[Step], entry: Entry) -> None:
+    body = entry.body
+    op, index = body["op"], body["index"]
+    if op in ("remove", "undo"):
+        del steps[index]
+        return
+    record = body["event"]
+    note = {"op": op, "reason": body["reason"], "at": entry.at, "journal": entry.seq}
+    if op == "replace":
+        note["was"] = body["was"]
+        steps[index] = Step(game.parse_event(record), record, entry.seq, entry.at, correction=note)
+    else:
+        steps.insert(index, Step(game.parse_event(record), record, entry.seq, entry.at, correction=note))
+
+
+def replay_steps(game: type[Game], setup: Setup, steps: Sequence[Step]) -> Game:
+    """A fresh engine fed with ``steps``; each step is given the score changes it caused."""
+    engine = game(setup)
+    for number, step in enumerate(steps, start=1):
+        try:
+            step.changes = list(engine.apply(step.event))
+        except IllegalEvent as error:
+            raise IllegalEvent(
+                f"event {number} ({engine.describe(step.event)}) would break a rule: {error.reason}"
+            ) from None
+    return engine

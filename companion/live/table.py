@@ -1,0 +1,103 @@
+"""The table: the game store, the game under way, and everyone watching it.
+
+The web layer, the demo and (later) the camera tracker all change the game through a Table, which
+keeps one order for every change: check, store durably, apply, then tell the scoreboards.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from companion.games.base import IllegalEvent, ScoreChange
+from companion.live.broadcast import Broadcast
+from companion.live.game import Clock, LiveGame, Step
+from companion.record import parse_header
+from companion.store import GameRow, GameStore
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Table:
+    def __init__(self, store: GameStore, clock: Clock = utc_now, source: str = "") -> None:
+        self.store = store
+        self.clock = clock
+        self.source = source  # where events come from, shown on the scoreboard
+        self.broadcast = Broadcast()
+        self._lock = threading.RLock()
+        games = store.games()
+        # A restart resumes the newest game exactly where its journal left it.
+        self.live: LiveGame | None = self._open(games[0].id) if games else None
+
+    def _open(self, game_id: int) -> LiveGame:
+        row = self.store.game(game_id)
+        if row is None:
+            raise KeyError(game_id)
+        game, setup = parse_header(row.header)
+        return LiveGame(self.store, game_id, game, setup, self.clock)
+
+    # --- changes -------------------------------------------------------------------------------
+
+    def start(self, header: Any) -> LiveGame:
+        """Start a new game from a record header (the setup page); it becomes the game under way."""
+        game, setup = parse_header(header)
+        with self._lock:
+            game_id = self.store.new_game(setup.to_json(), self.clock())
+            self.live = LiveGame(self.store, game_id, game, setup, self.clock)
+            self._publish()
+            return self.live
+
+    def add(self, event: Any) -> list[ScoreChange]:
+        with self._lock:
+            changes = self._current().add(event)
+            self._publish()
+            return changes
+
+    def correct(self, request: Any) -> Step | None:
+        with self._lock:
+            step = self._current().correct(request)
+            self._publish()
+            return step
+
+    def _current(self) -> LiveGame:
+        if self.live is None:
+            raise IllegalEvent("no game is under way: start one on the setup page")
+        return self.live
+
+    def _publish(self) -> None:
+        self.broadcast.publish(json.dumps(self.state(), ensure_ascii=False))
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        with self._lock:
+            state = self.live.state() if self.live else {"game": None, "seq": 0, "players": [], "log": []}
+        state["source"] = self.source
+        return state
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return self.live.events() if self.live else []
+
+    def timeline(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return self.live.timeline() if self.live else []
+
+    def score_view(self, index: int) -> dict[str, Any] | None:
+        with self._lock:
+            return self.live.score_view(index) if self.live else None
+
+    def record_text(self, game_id: int | None = None) -> str | None:
+        with self._lock:
+            if game_id is None or (self.live and self.live.game_id == game_id):
+                return self.live.record_text() if self.live else None
+        if self.store.game(game_id) is None:
+            return None
+        return self._open(game_id).record_text()
+
+    def games(self) -> list[GameRow]:
+        return self.store.games()

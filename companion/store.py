@@ -1,0 +1,160 @@
+"""The game store: every game's journal in SQLite, evidence images on disk, in the state directory.
+
+An entry is durable before anyone is shown it: the database runs in WAL mode with
+``synchronous=FULL`` and each entry is its own transaction, committed before ``append`` returns.
+After a power cut the journal holds every entry that was acknowledged, and at most loses the one
+being written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game TEXT NOT NULL,
+    header TEXT NOT NULL,      -- the record header, JSON
+    started TEXT NOT NULL,     -- ISO 8601 time
+    ended TEXT                 -- when its "end" event was stored; NULL while in progress
+);
+CREATE TABLE IF NOT EXISTS journal (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,      -- 1, 2, ... within a game
+    at TEXT NOT NULL,          -- ISO 8601 time it was stored
+    kind TEXT NOT NULL,        -- "event" or "correction"
+    body TEXT NOT NULL,        -- JSON
+    PRIMARY KEY (game_id, seq)
+);
+"""
+DATABASE = "games.sqlite3"
+EVIDENCE = "evidence"
+EVIDENCE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+
+
+@dataclass(frozen=True)
+class Entry:
+    seq: int
+    at: str
+    kind: str
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    game: str
+    header: dict[str, Any]
+    started: str
+    ended: str | None
+    entries: int
+
+
+class GameStore:
+    def __init__(self, state_dir: str | Path) -> None:
+        self.state_dir = Path(state_dir)
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.state_dir / DATABASE, check_same_thread=False, isolation_level=None, timeout=10
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as error:
+            raise UserError(f"cannot open the game store in {self.state_dir}: {error}") from None
+        self._lock = threading.Lock()  # one connection, shared by the web threads
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def new_game(self, header: dict[str, Any], at: str) -> int:
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO games (game, header, started) VALUES (?, ?, ?)",
+                (header["game"], json.dumps(header, ensure_ascii=False), at),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def append(self, game_id: int, kind: str, body: dict[str, Any], at: str) -> int:
+        """Store one journal entry durably and return its sequence number."""
+        text = json.dumps(body, ensure_ascii=False)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                (last,) = self._db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM journal WHERE game_id = ?", (game_id,)
+                ).fetchone()
+                self._db.execute(
+                    "INSERT INTO journal (game_id, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, last + 1, at, kind, text),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return int(last) + 1
+
+    def set_ended(self, game_id: int, at: str | None) -> None:
+        """Mark a game ended (``at``) or back in progress (None), for the list of games."""
+        with self._lock:
+            self._db.execute("UPDATE games SET ended = ? WHERE id = ?", (at, game_id))
+
+    def save_evidence(self, game_id: int, data: bytes, suffix: str) -> str:
+        """Keep an evidence image; the returned path (relative to the state dir) goes in an event's meta."""
+        if suffix.lower() not in EVIDENCE_SUFFIXES:
+            raise ValueError(f"evidence images are {', '.join(EVIDENCE_SUFFIXES)}, not {suffix}")
+        folder = self.state_dir / EVIDENCE / str(game_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{uuid.uuid4().hex}{suffix.lower()}"
+        with open(folder / name, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        return f"{EVIDENCE}/{game_id}/{name}"
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def entries(self, game_id: int) -> list[Entry]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, at, kind, body FROM journal WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+        return [Entry(seq, at, kind, json.loads(body)) for seq, at, kind, body in rows]
+
+    def games(self) -> list[GameRow]:
+        """Every game, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, g.game, g.header, g.started, g.ended, COUNT(j.seq) FROM games g "
+                "LEFT JOIN journal j ON j.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
+            ).fetchall()
+        return [
+            GameRow(i, game, json.loads(header), started, ended, n)
+            for i, game, header, started, ended, n in rows
+        ]
+
+    def game(self, game_id: int) -> GameRow | None:
+        return next((row for row in self.games() if row.id == game_id), None)
+
+    def evidence_file(self, relative: str) -> Path | None:
+        """The file an event's evidence path names, if it is one of ours and exists."""
+        root = (self.state_dir / EVIDENCE).resolve()
+        candidate = (self.state_dir / relative).resolve()
+        if root not in candidate.parents or candidate.suffix.lower() not in EVIDENCE_SUFFIXES:
+            return None
+        return candidate if candidate.is_file() else None

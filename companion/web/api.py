@@ -1,0 +1,238 @@
+"""The JSON API and the live stream of the scoreboard.
+
+Reading is open; every POST needs the page's CSRF token and the table PIN. Mistakes get a 4xx
+with a message a person can act on: 400 a malformed body, 401/403 no or a wrong PIN or token,
+409 the game moved on since the page loaded, 422 an event the rules do not allow.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+from collections.abc import Callable, Iterator
+from functools import wraps
+from typing import Any, TypeVar, cast
+
+from flask import Blueprint, Response, current_app, jsonify, request, session
+
+from companion.games.base import RECORD_VERSION, FormatError, IllegalEvent, RecordError
+from companion.live.game import StaleView
+from companion.web.context import WebContext
+from companion.web.security import CSRF_HEADER, PIN_HEADER, Refused, same
+
+api = Blueprint("api", __name__, url_prefix="/api")
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def web() -> WebContext:
+    return cast(WebContext, current_app.extensions["companion"])
+
+
+def csrf_token() -> str:
+    """This browser's CSRF token, kept in its signed session cookie."""
+    token = session.get("csrf")
+    if not isinstance(token, str):
+        token = web().new_token()
+        session["csrf"] = token
+    return token
+
+
+def problem(status: int, message: str) -> Response:
+    response = jsonify({"error": status, "message": message})
+    response.status_code = status
+    return response
+
+
+def guarded(handler: Handler) -> Handler:
+    """Let a state-changing request through only with the page's CSRF token and the table PIN."""
+
+    @wraps(handler)
+    def check(*args: Any, **kwargs: Any) -> Any:
+        expected = session.get("csrf")
+        offered = request.headers.get(CSRF_HEADER, "")
+        if not isinstance(expected, str) or not offered or not same(offered, expected):
+            return problem(403, f"this request lacks the page's CSRF token ({CSRF_HEADER}): reload the page")
+        try:
+            web().pins.check(request.remote_addr or "?", request.headers.get(PIN_HEADER))
+        except Refused as refused:
+            response = problem(refused.status, refused.message)
+            if refused.retry_after is not None:
+                response.headers["Retry-After"] = str(refused.retry_after)
+            return response
+        try:
+            return handler(*args, **kwargs)
+        except StaleView as stale:
+            return problem(409, str(stale))
+        except IllegalEvent as illegal:
+            return problem(422, illegal.reason)
+        except RecordError as bad:
+            return problem(400, bad.reason)
+
+    return cast(Handler, check)
+
+
+def body() -> Any:
+    """The request's JSON body, read as strictly as a record line."""
+    from companion.record import parse_json_text
+
+    try:
+        text = request.get_data(as_text=False).decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("the body is not UTF-8 text") from None
+    if not text.strip():
+        raise FormatError("the body is empty: send a JSON object")
+    try:
+        return parse_json_text(text)
+    except ValueError as error:
+        raise FormatError(f"the body is {error}") from None
+
+
+def object_body() -> dict[str, Any]:
+    value = body()
+    if not isinstance(value, dict):
+        raise FormatError("the body must be a JSON object")
+    return value
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+@api.get("/state")
+def state() -> Response:
+    return jsonify(web().table.state())
+
+
+@api.get("/csrf")
+def csrf() -> Response:
+    return jsonify({"token": csrf_token(), "header": CSRF_HEADER, "pin_header": PIN_HEADER})
+
+
+@api.get("/timeline")
+def timeline() -> Response:
+    return jsonify(web().table.timeline())
+
+
+@api.get("/scores/<int:index>")
+def score(index: int) -> Response:
+    view = web().table.score_view(index)
+    if view is None:
+        return problem(404, f"there is no score number {index} in this game")
+    return jsonify(view)
+
+
+@api.get("/record")
+def record() -> Response:
+    text = web().table.record_text()
+    if text is None:
+        return problem(404, "no game yet: start one on the setup page")
+    return _record_file(text, "game")
+
+
+@api.get("/games")
+def games() -> Response:
+    return jsonify(
+        [
+            {
+                "id": row.id,
+                "game": row.game,
+                "players": row.header.get("players", []),
+                "variant": row.header.get("variant"),
+                "started": row.started,
+                "ended": row.ended,
+                "entries": row.entries,
+                "record": f"/api/games/{row.id}/record",
+            }
+            for row in web().table.games()
+        ]
+    )
+
+
+@api.get("/games/<int:game_id>/record")
+def game_record(game_id: int) -> Response:
+    text = web().table.record_text(game_id)
+    if text is None:
+        return problem(404, f"there is no game {game_id}")
+    return _record_file(text, f"game-{game_id}")
+
+
+def _record_file(text: str, name: str) -> Response:
+    response = Response(text, mimetype="application/jsonl")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.jsonl"'
+    return response
+
+
+@api.get("/events")
+def events() -> Response:
+    """Server-Sent Events: the whole state now, then again after every change."""
+    context = web()
+    if context.table.broadcast.count() >= context.max_streams:
+        return problem(503, "too many scoreboards are open at once; close one and try again")
+    inbox = context.table.broadcast.subscribe()  # before reading the state, so nothing is missed
+    first = json.dumps(context.table.state(), ensure_ascii=False)
+    keepalive = context.keepalive
+
+    def stream() -> Iterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            yield f"event: state\ndata: {first}\n\n"
+            while True:
+                try:
+                    message = inbox.get(timeout=keepalive)
+                except queue.Empty:
+                    yield ": keep-alive\n\n"  # also finds out when a phone has gone
+                    continue
+                yield f"event: state\ndata: {message}\n\n"
+        finally:
+            context.table.broadcast.unsubscribe(inbox)
+
+    response = Response(stream(), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+# --- changing -------------------------------------------------------------------------------------
+
+
+@api.post("/event")
+@guarded
+def add_event() -> Response:
+    changes = web().table.add(object_body())
+    return _changed(changes=[c.to_json() for c in changes])
+
+
+@api.post("/end")
+@guarded
+def end() -> Response:
+    changes = web().table.add({"event": "end"})
+    return _changed(changes=[c.to_json() for c in changes])
+
+
+@api.post("/undo")
+@guarded
+def undo() -> Response:
+    request_body = object_body()
+    web().table.correct({**request_body, "op": "undo"})
+    return _changed()
+
+
+@api.post("/corrections")
+@guarded
+def correct() -> Response:
+    web().table.correct(object_body())
+    return _changed()
+
+
+@api.post("/games")
+@guarded
+def start_game() -> Response:
+    header = object_body()
+    header.setdefault("record", RECORD_VERSION)
+    live = web().table.start(header)
+    response = _changed(game_id=live.game_id)
+    response.status_code = 201
+    return response
+
+
+def _changed(**extra: Any) -> Response:
+    state = web().table.state()
+    return jsonify({"ok": True, "seq": state["seq"], "scores": state.get("scores", {}), **extra})

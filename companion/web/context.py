@@ -1,0 +1,23 @@
+"""What the web layer shares between requests: the table and the settings of this server."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from companion.live.table import Table
+from companion.web.security import PinGuard
+
+
+@dataclass
+class WebContext:
+    table: Table
+    pins: PinGuard
+    join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
+    mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
+    max_streams: int = 40  # live scoreboards at once; each holds one server thread
+    keepalive: float = 15.0  # seconds between keep-alive comments on an idle stream
+
+    @staticmethod
+    def new_token() -> str:
+        return secrets.token_urlsafe(32)

@@ -1,0 +1,82 @@
+"""The phone pages: scoreboard, timeline, a score's evidence, setup, corrections, past games, joining."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, render_template, send_file
+from werkzeug.wrappers import Response
+
+from companion.games import GAMES
+from companion.games.starwars.setup import COLOURS, VARIANTS
+from companion.web.api import csrf_token, web
+from companion.web.join import qr_svg
+
+pages = Blueprint("pages", __name__)
+GAME_TITLES = {
+    "starwars": "Carcassonne: Star Wars",
+    "castle": "Carcassonne: The Castle",
+    "dicegame": "Carcassonne: The Dice Game",
+    "gaia": "Gaia",
+    "stars": "Among the Stars",
+}
+
+
+def page(template: str, **values: Any) -> str:
+    context = web()
+    return render_template(
+        template,
+        state=context.table.state(),
+        csrf=csrf_token(),
+        join_url=context.join_urls[0] if context.join_urls else None,
+        mdns_name=context.mdns_name,
+        **values,
+    )
+
+
+@pages.get("/")
+def scoreboard() -> str:
+    return page("scoreboard.html")
+
+
+@pages.get("/timeline")
+def timeline() -> str:
+    return page("timeline.html", items=web().table.timeline())
+
+
+@pages.get("/scores/<int:index>")
+def score(index: int) -> str:
+    view = web().table.score_view(index)
+    if view is None:
+        abort(404, f"There is no score number {index} in this game.")
+    return page("score.html", view=view)
+
+
+@pages.get("/setup")
+def setup() -> str:
+    games = [{"id": g, "title": GAME_TITLES[g], "ready": GAMES[g] is not None} for g in GAMES]
+    return page("setup.html", games=games, colours=COLOURS, variants=VARIANTS)
+
+
+@pages.get("/fix")
+def fix() -> str:
+    return page("fix.html", events=web().table.events())
+
+
+@pages.get("/games")
+def games() -> str:
+    return page("games.html", games=web().table.games(), titles=GAME_TITLES)
+
+
+@pages.get("/join")
+def join() -> str:
+    url = web().join_urls[0] if web().join_urls else None
+    return page("join.html", qr=qr_svg(url) if url else None)
+
+
+@pages.get("/evidence/<path:relative>")
+def evidence(relative: str) -> Response:
+    found = web().table.store.evidence_file(f"evidence/{relative}")
+    if found is None:
+        abort(404, "No such evidence image.")
+    return send_file(found, max_age=3600)

@@ -1,0 +1,96 @@
+"""Who may change the game: the table PIN, CSRF tokens, and the limit on wrong PINs.
+
+Reading is open to everyone at the table. Every request that changes something must carry the
+CSRF token of the page it came from (``X-CSRF-Token``) and the table PIN (``X-Table-PIN``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SECRET_FILE = "secret_key"
+PIN_FILE = "pin"
+PIN_HEADER = "X-Table-PIN"
+CSRF_HEADER = "X-CSRF-Token"
+
+
+class Refused(Exception):
+    """A state-changing request that may not go through; ``status`` is the HTTP answer."""
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+def _read_or_create(path: Path, make: Callable[[], bytes]) -> bytes:
+    """The file's bytes; created once with ``make`` (owner-only) if it does not exist."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(descriptor, "wb") as file:
+        data = make()
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+    return data
+
+
+def secret_key(state_dir: Path) -> bytes:
+    """The key that signs session cookies: made once, kept in the state dir across restarts."""
+    return _read_or_create(state_dir / SECRET_FILE, lambda: secrets.token_bytes(32))
+
+
+def table_pin(state_dir: Path, configured: str | None = None) -> str:
+    """The PIN players type to change the game: the configured one, or one made once and kept."""
+    if configured is not None:
+        if not (configured.isdigit() and 4 <= len(configured) <= 12):
+            raise ValueError("the table PIN is 4 to 12 digits")
+        return configured
+    return _read_or_create(state_dir / PIN_FILE, lambda: f"{secrets.randbelow(10_000):04d}".encode()).decode()
+
+
+def same(offered: str, expected: str) -> bool:
+    """Compare secrets in constant time, so timing tells nothing about how much was right."""
+    return hmac.compare_digest(offered.encode(), expected.encode())
+
+
+class PinGuard:
+    """Checks the PIN; after ``max_failures`` wrong PINs from one client within ``window`` seconds,
+    that client is refused until the window has passed."""
+
+    def __init__(
+        self,
+        pin: str,
+        max_failures: int = 5,
+        window: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._pin = pin
+        self._max_failures = max_failures
+        self._window = window
+        self._clock = clock
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def check(self, client: str, offered: str | None) -> None:
+        now = self._clock()
+        with self._lock:
+            recent = [t for t in self._failures.get(client, []) if now - t < self._window]
+            self._failures[client] = recent
+            if len(recent) >= self._max_failures:
+                wait = int(self._window - (now - recent[0])) + 1
+                raise Refused(429, f"too many wrong PINs: try again in {wait} s", retry_after=wait)
+            if not offered:
+                raise Refused(401, f"the table PIN is needed (send it in the {PIN_HEADER} header)")
+            if not same(offered, self._pin):
+                recent.append(now)
+                raise Refused(403, "wrong table PIN")

@@ -1,0 +1,85 @@
+"""Starting the scoreboard server: bind first, then tell people where to look and the PIN."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from companion.errors import UserError
+from companion.live.table import Table
+from companion.web import create_app
+from companion.web.context import WebContext
+from companion.web.join import qr_terminal
+from companion.web.mdns import Advertisement
+from companion.web.net import ALL_INTERFACES, lan_addresses, page_urls
+from companion.web.security import PinGuard, secret_key, table_pin
+
+# Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
+DEFAULT_THREADS = 48
+
+
+def default_state_dir() -> Path:
+    """systemd's StateDirectory, else $COMPANION_STATE_DIR, else ~/.local/state/table-companion."""
+    for variable in ("COMPANION_STATE_DIR", "STATE_DIRECTORY"):
+        if os.environ.get(variable):
+            return Path(os.environ[variable].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "table-companion"
+
+
+def serve(
+    table: Table,
+    host: str,
+    port: int,
+    pin: str | None = None,
+    threads: int = DEFAULT_THREADS,
+    mdns: bool = True,
+    title: str = "Table Companion",
+    on_ready: Callable[[], None] | None = None,
+) -> int:
+    from waitress.server import create_server
+
+    state_dir = table.store.state_dir
+    try:
+        the_pin = table_pin(state_dir, pin)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    urls = page_urls(host, port)
+    advertisement = None
+    if mdns and host in ALL_INTERFACES and lan_addresses():
+        advertisement = Advertisement(port, lan_addresses())
+    context = WebContext(
+        table,
+        PinGuard(the_pin),
+        join_urls=urls,
+        mdns_name=f"{advertisement.name}:{port}" if advertisement else None,
+    )
+    app = create_app(context, secret_key(state_dir))
+    try:  # bind before telling anyone where to look
+        server = create_server(app, host=host, port=port, threads=threads, ident="table-companion")
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
+
+    print(f"{title}: scoreboard on {urls[0]} (Ctrl+C to stop)")
+    for url in urls[1:]:
+        print(f"  also on {url}")
+    if advertisement:
+        print(f"  and on http://{advertisement.name}:{port}/ where phones resolve mDNS names")
+    print(f"Table PIN for changes and corrections: {the_pin}   (state in {state_dir})")
+    if sys.stdout.isatty():
+        print(f"Scan to join:\n{qr_terminal(urls[0])}")
+    sys.stdout.flush()
+    if advertisement:
+        advertisement.start()
+    if on_ready:
+        on_ready()
+    try:
+        server.run()
+    finally:
+        server.close()
+        if advertisement:
+            advertisement.close()
+    return 0

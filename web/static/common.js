@@ -1,0 +1,76 @@
+// Shared by every page: the live stream of the game, and changes sent with the CSRF token and PIN.
+"use strict";
+
+const Companion = (() => {
+  const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+
+  // Calls onState with the game's state now and after every change. Server-Sent Events first;
+  // if the browser has none, polling. EventSource reconnects by itself after a drop.
+  function subscribe(onState) {
+    const status = document.getElementById("live");
+    const show = (on, text) => {
+      if (!status) return;
+      status.className = `live muted ${on ? "on" : "off"}`;
+      status.textContent = text;
+    };
+    if (!window.EventSource) {
+      const poll = () => fetch("/api/state", { cache: "no-store" })
+        .then((r) => r.json()).then((s) => { show(true, "updating"); onState(s); })
+        .catch(() => show(false, "no connection, retrying"));
+      poll();
+      setInterval(poll, 3000);
+      return;
+    }
+    const source = new EventSource("/api/events");
+    source.addEventListener("state", (message) => {
+      show(true, "live");
+      onState(JSON.parse(message.data));
+    });
+    source.addEventListener("error", () => show(false, "reconnecting…"));
+  }
+
+  // The PIN is asked once and kept for this tab only.
+  function pin(forget) {
+    if (forget) sessionStorage.removeItem("table-pin");
+    let value = sessionStorage.getItem("table-pin");
+    if (!value) {
+      value = window.prompt("Table PIN (printed where the companion was started):") || "";
+      if (value) sessionStorage.setItem("table-pin", value);
+    }
+    return value;
+  }
+
+  // POST a JSON body; returns the answer's JSON, or throws an Error with the server's message.
+  async function send(path, body) {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const response = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), "X-Table-PIN": pin(attempt > 0) },
+        body: JSON.stringify(body),
+      });
+      const answer = await response.json().catch(() => ({ message: `the companion answered ${response.status}` }));
+      if (response.ok) return answer;
+      if (response.status === 403 && /PIN/.test(answer.message) && attempt === 0) continue; // ask again
+      throw new Error(answer.message || `error ${response.status}`);
+    }
+    throw new Error("wrong table PIN");
+  }
+
+  function say(text, ok) {
+    const box = document.getElementById("message");
+    if (!box) return;
+    box.textContent = text;
+    box.className = ok ? "message ok" : "message";
+  }
+
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  const signed = (n) => (n >= 0 ? `+${n}` : String(n));
+
+  return { subscribe, send, say, el, signed };
+})();
