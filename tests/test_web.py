@@ -176,3 +176,17 @@ def test_demo_feeds_the_bundled_record(tmp_path: object) -> None:
     assert state["finished"] is True and state["events"] == len(record.events)
     assert state["scores"] == replay(record).scores()
     json.dumps(state)
+
+
+def test_the_turn_shown_is_the_one_under_way_or_about_to_start(site: Site) -> None:
+    site.play("route-battle.jsonl", events=10)  # the 7th tile after the start tile is down: her turn 7
+    state = site.client.get("/api/state").get_json()
+    assert (state["turn_number"], state["turn_of"]) == (7, "Ana")
+    for event in (
+        {"event": "roll", "player": "Ana", "dice": [6]},
+        {"event": "roll", "player": "Ben", "dice": [1]},
+    ):
+        site.post("/api/event", event)
+    state = site.client.get("/api/state").get_json()  # her turn is over: Ben's turn 8 comes
+    assert (state["turn"], state["turn_number"], state["turn_of"]) == (7, 8, "Ben")
+    assert "Turn 8 · Ben's turn" in site.client.get("/").get_data(as_text=True)

@@ -7,7 +7,7 @@
 
   function summary(state) {
     if (!state.game) return "No game yet";
-    const turn = state.finished ? "Game over" : `Turn ${state.turn} · ${state.turn_of}'s turn`;
+    const turn = state.finished ? "Game over" : `Turn ${state.turn_number} · ${state.turn_of}'s turn`;
     return `${turn} · ${state.tiles_left} tiles left`;
   }
 

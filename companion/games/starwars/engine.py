@@ -536,6 +536,8 @@ class StarWarsGame(Game):
             "current_player": self.current_player,
             "next_player": None if self.finished else self.next_player,
             "turn_of": self.turn_of,
+            # the turn under way, or the one about to start: what players call "turn 8"
+            "turn_number": self._turn + (1 if self._phase is Phase.TILE else 0),
             "players": players,
             "battle": battle.to_json() if battle is not None else None,
             "prompts": prompts,

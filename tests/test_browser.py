@@ -1,0 +1,247 @@
+"""The scoreboard in a real browser: a phone-sized headless Chromium follows the game live.
+
+Debian's chromium and its chromedriver drive the page; nothing is downloaded (the driver and the browser
+are named explicitly, so Selenium Manager never runs). Without them the test is skipped, unless
+COMPANION_REQUIRE_BROWSER=1 (as in CI), where it fails instead, so it can never be skipped silently.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pytest
+from conftest import PIN, record_lines
+
+if TYPE_CHECKING:
+    from selenium.webdriver.chrome.webdriver import WebDriver
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+REPO = Path(__file__).resolve().parent.parent
+SCREENSHOT = REPO / "build" / "screenshots" / "scoreboard-phone.png"
+PHONE = {"width": 390, "height": 844, "pixelRatio": 3.0}
+PHONE_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Mobile Safari/537.36"
+)
+# What the page shows of each player, as {name: score text}.
+SCORES_JS = """return Object.fromEntries([...document.querySelectorAll('#players li.player')]
+    .map((li) => [li.dataset.player, li.querySelector('.score').textContent.trim()]));"""
+
+T = TypeVar("T")
+
+
+def _browser_or_skip() -> None:
+    """Skip without the browser; fail instead when COMPANION_REQUIRE_BROWSER=1 asks for it."""
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not os.access(path, os.X_OK)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package (pip install -e '.[test]')")
+    if not missing:
+        return
+    needs = " and ".join(missing)
+    reason = f"the real-browser test needs {needs}; on Debian: apt-get install chromium chromium-driver"
+    if os.environ.get("COMPANION_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"COMPANION_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _server(state_dir: Path, logs: Path) -> Iterator[str]:
+    """``companion serve`` on a free port; yields its base URL once it says it is listening."""
+    port = _free_port()
+    out, err = logs / "server.out", logs / "server.err"
+    command = [sys.executable, "-m", "companion", "serve", "--state-dir", str(state_dir)]
+    command += ["--port", str(port), "--pin", PIN, "--no-mdns"]
+    with out.open("w") as stdout, err.open("w") as stderr:
+        server = subprocess.Popen(command, stdout=stdout, stderr=stderr, cwd=REPO)
+    try:
+        expected = f"Table Companion: scoreboard on http://127.0.0.1:{port}/ (Ctrl+C to stop)"
+        deadline = time.monotonic() + 30
+        while not out.read_text().endswith("\n") and server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = out.read_text().partition("\n")[0]
+        assert first == expected, f"the server said {first!r} (exit {server.poll()}): {err.read_text()}"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+class Client:
+    """Changes over HTTP as a phone makes them: a session cookie, its CSRF token and the table PIN."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        with self.opener.open(f"{base}/api/csrf", timeout=10) as response:
+            self.token: str = json.load(response)["token"]
+
+    def post(self, path: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.base}{path}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-CSRF-Token": self.token, "X-Table-PIN": PIN},
+            method="POST",
+        )
+        try:
+            with self.opener.open(request, timeout=10) as response:
+                got, answer = response.status, json.load(response)
+        except urllib.error.HTTPError as error:
+            got, answer = error.code, json.loads(error.read() or b"{}")
+        assert got == status, f"POST {path} {body}: {got} {answer}"
+        return dict(answer)
+
+
+@contextmanager
+def _phone_browser(profile: Path, logs: Path) -> Iterator[WebDriver]:
+    """Headless Chromium as a 390x844 phone (Chrome's mobile emulation, touch and a mobile user agent)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        f"--window-size={PHONE['width']},{PHONE['height']}",
+    ):
+        options.add_argument(flag)
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": PHONE_AGENT})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(str(CHROMEDRIVER), log_output=str(logs / "chromedriver.log"))
+    driver = webdriver.Chrome(service=service, options=options)
+    try:
+        driver.set_page_load_timeout(30)
+        driver.set_script_timeout(10)
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(what: str, probe: Callable[[], T], done: Callable[[T], bool], timeout: float = 10.0) -> T:
+    """Poll ``probe`` until ``done`` says yes; fail with the last thing seen after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = probe()
+        if done(seen):
+            return seen
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {timeout:.0f} s for {what}; the page shows {seen!r}", pytrace=False)
+        time.sleep(0.1)
+
+
+def _page(driver: WebDriver) -> dict[str, Any]:
+    """What a player sees: the live indicator, the scores, the prompts, and the state's sequence number."""
+    scores = driver.execute_script(SCORES_JS)
+    return {
+        "live": driver.find_element("id", "live").text,
+        "scores": scores,
+        "prompts": [p.text for p in driver.find_elements("css selector", "#prompts .prompt")],
+        "seq": driver.execute_script("return document.body.dataset.seq ?? null;"),
+    }
+
+
+def test_phone_scoreboard_follows_the_game_live_without_reloading(tmp_path: Path) -> None:
+    _browser_or_skip()
+    header, events = record_lines("route-battle.jsonl")
+    *first, last = events
+    assert last == {"event": "roll", "player": "Ben", "dice": [1]}
+    started = time.monotonic()
+    with _server(tmp_path / "state", tmp_path) as base:
+        client = Client(base)
+        client.post("/api/games", header, status=201)
+        for event in first:
+            client.post("/api/event", event)
+        with _phone_browser(tmp_path / "profile", tmp_path) as driver:
+            _follow_the_last_roll(driver, base, client, last)
+    print(f"browser test took {time.monotonic() - started:.1f} s")
+
+
+def _follow_the_last_roll(driver: WebDriver, base: str, client: Client, last: dict[str, Any]) -> None:
+    driver.get(f"{base}/")
+    assert driver.execute_script("return [innerWidth, navigator.userAgent.includes('Mobile')];") == [
+        PHONE["width"],
+        True,
+    ]
+    before = _wait(
+        "the live stream and Ana 0, Ben 0",
+        lambda: _page(driver),
+        lambda page: page["live"] == "live" and page["scores"] == {"Ana": "0", "Ben": "0"},
+    )
+    assert before["prompts"], "the battle should be waiting for Ben's dice"
+    driver.execute_script("window.__sameDocument = 42;")
+
+    answer = client.post("/api/event", last)
+    after = _wait(
+        "Ana 4, Ben 1 to arrive live",
+        lambda: _page(driver),
+        lambda page: page["scores"] == {"Ana": "4", "Ben": "1"} and page["seq"] == str(answer["seq"]),
+    )
+    assert answer["scores"] == {"Ana": 4, "Ben": 1}
+    assert after["live"] == "live" and int(after["seq"]) > int(before["seq"])
+    assert driver.execute_script("return window.__sameDocument;") == 42, "the page was reloaded"
+    assert driver.execute_script('return performance.getEntriesByType("navigation").length;') == 1
+    # Only a live render flashes the scores that changed; the server's HTML never has the class.
+    flashed = driver.execute_script(
+        "return [...document.querySelectorAll('#players li.scored')].map((li) => li.dataset.player);"
+    )
+    assert sorted(flashed) == ["Ana", "Ben"]
+    assert [
+        li.get_attribute("data-player") for li in driver.find_elements("css selector", "#players li")
+    ] == [
+        "Ana",
+        "Ben",
+    ]
+
+    # Let the score flash finish so the picture shows the page at rest.
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "Promise.all(document.getAnimations().map((a) => a.finished))"
+        ".then(() => done(true), () => done(false));"
+    )
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)
+    assert driver.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert SCREENSHOT.stat().st_size > 5_000, f"{SCREENSHOT} is only {SCREENSHOT.stat().st_size} bytes"
+    print(f"\nscoreboard screenshot: {SCREENSHOT} ({SCREENSHOT.stat().st_size} bytes)")
+
+    console = driver.get_log("browser")
+    for entry in console:
+        print(f"browser console {entry['level']}: {entry['message']}")
+    errors = [e["message"] for e in console if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
+    assert not errors, f"the browser console has errors: {errors}"
