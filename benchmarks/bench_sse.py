@@ -5,6 +5,7 @@ Run:  .venv/bin/python benchmarks/bench_sse.py [--one-core] [--check]
   --events N      events of a simulated game posted through the API (default 60)
   --interval S    seconds between two events (default 0.2)
   --threads N     server threads, as `companion serve --threads` (default 48)
+  --seed N        of the simulated 4-player game (default 0)
   --one-core      pin the server (not this script) to core 0 with taskset, where there is one
   --check         exit 1 if the p95 latency is over 300 ms or a client missed a state
 
@@ -21,6 +22,7 @@ import contextlib
 import http.client
 import http.cookiejar
 import json
+import math
 import os
 import platform
 import shutil
@@ -58,7 +60,7 @@ def free_port() -> int:
 
 def proc_status(pid: int) -> dict[str, str]:
     """The fields of /proc/PID/status ("VmRSS" -> "12345 kB")."""
-    fields = {}
+    fields: dict[str, str] = {}
     with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
         for line in status:
             name, _, value = line.partition(":")
@@ -222,7 +224,7 @@ class Scoreboard(threading.Thread):
 def percentile(values: list[float], share: float) -> float:
     """Nearest-rank percentile (``share`` 0 to 1) of a non-empty list."""
     ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(-(-share * len(ordered) // 1)) - 1))]
+    return ordered[min(len(ordered), max(1, math.ceil(share * len(ordered)))) - 1]
 
 
 def simulated_events(count: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
@@ -250,7 +252,8 @@ def run(args: argparse.Namespace, state_dir: Path) -> bool:
     clients: list[Scoreboard] = []
     with running_server(state_dir, port, args.threads, args.one_core) as server:
         try:
-            print(f"server PID {server.pid} on port {port}: {memory(server.pid)} once started")
+            cores = proc_status(server.pid).get("Cpus_allowed_list", "?")
+            print(f"server PID {server.pid} on port {port}, cores {cores}: {memory(server.pid)} once started")
             api = Api(port)
             status, answer = api.post("/api/games", header)
             if status != 201:

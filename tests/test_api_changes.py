@@ -174,7 +174,7 @@ def test_a_correction_against_an_old_view_is_refused(site: Site) -> None:
     assert site.post("/api/undo", {"reason": "first phone", "base": seq}).status_code == 200
     stale = site.post("/api/undo", {"reason": "second phone", "base": seq})
     assert stale.status_code == 409
-    assert "has changed since this page was loaded" in stale.get_json()["message"]
+    assert "has changed since this was sent" in stale.get_json()["message"]
 
 
 def test_corrections_say_what_is_missing(site: Site) -> None:
@@ -208,3 +208,23 @@ def test_the_fix_page_offers_each_event(site: Site) -> None:
 def test_record_lines_helper_reads_headers_without_expectations() -> None:
     header, events = record_lines("route-battle.jsonl")
     assert "meta" not in header and len(events) == 12
+
+
+def test_a_retried_event_cannot_be_added_twice(site: Site) -> None:
+    site.play("route-battle.jsonl", events=10)
+    seq = site.client.get("/api/state").get_json()["seq"]
+    roll = {"event": "roll", "player": "Ana", "dice": [6]}
+    assert site.post("/api/event", roll, **{"X-Base-Seq": str(seq)}).status_code == 200
+    retry = site.post("/api/event", roll, **{"X-Base-Seq": str(seq)})  # the answer was lost: sent again
+    assert retry.status_code == 409
+    assert "has changed since this was sent" in retry.get_json()["message"]
+    assert site.client.get("/api/state").get_json()["seq"] == seq + 1
+    assert site.post("/api/event", roll, **{"X-Base-Seq": "soon"}).status_code == 400
+
+
+def test_the_list_of_games_is_mended_from_the_journal(site: Site) -> None:
+    site.play("route-three.jsonl")
+    site.table.store.set_ended(1, None)  # as if the server died between the journal and the list
+    again = make_site(site.state_dir)
+    assert again.client.get("/api/games").get_json()[0]["ended"] is not None
+    again.table.store.close()

@@ -239,3 +239,13 @@ def test_create_app_refuses_without_templates(tmp_path: Path, monkeypatch: pytes
     with pytest.raises(UserError, match="the web templates are not at"):
         create_app(WebContext(site.table, PinGuard(PIN)), b"k" * 32)
     site.table.store.close()
+
+
+def test_a_secret_or_pin_left_half_written_by_a_crash_is_made_again(tmp_path: Path) -> None:
+    (tmp_path / security_module.SECRET_FILE).write_bytes(b"")
+    (tmp_path / security_module.PIN_FILE).write_bytes(b"12")
+    key = secret_key(tmp_path)
+    pin = table_pin(tmp_path)
+    assert len(key) == 32 and pin.isdigit() and len(pin) == 4
+    assert secret_key(tmp_path) == key and table_pin(tmp_path) == pin  # and kept from then on
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -49,11 +49,17 @@ class LiveGame:
         self.journal: list[Entry] = store.entries(game_id)
         self.steps = fold(game, self.journal)
         self.engine = replay_steps(game, setup, self.steps)
+        self._note_end()  # the journal is the truth: mend the list's flag if a crash left it behind
 
     # --- changing the game ---------------------------------------------------------------------
 
-    def add(self, record_event: Any) -> list[ScoreChange]:
-        """Check, store, then apply one event from the table (camera, trays, a phone)."""
+    def add(self, record_event: Any, base: int | None = None) -> list[ScoreChange]:
+        """Check, store, then apply one event from the table (camera, trays, a phone).
+
+        ``base``, when given, is the journal entry the sender last saw: a sender that retries an
+        event it got no answer for cannot add it twice.
+        """
+        self._check_base(base)
         event = self.game_type.parse_event(record_event)
         changes = self.engine.apply(event)  # an illegal event raises and changes nothing
         record = self.game_type.event_to_json(event)
@@ -77,12 +83,7 @@ class LiveGame:
         op = get_str(request, "op", what, CORRECTIONS)
         reason = get_name(request, "reason", what)
         if "base" in request:
-            base = get_int(request, "base", what, 0, 2**31)
-            if base != self.seq:
-                raise StaleView(
-                    f"the game has changed since this page was loaded (entry {base}, now {self.seq}): "
-                    "look again, then correct"
-                )
+            self._check_base(get_int(request, "base", what, 0, 2**31))
         if op == "undo":
             if not self.steps:
                 raise IllegalEvent("there is no event to undo")
@@ -117,6 +118,12 @@ class LiveGame:
         self.steps, self.engine = steps, engine
         self._note_end()
         return next((s for s in steps if s.seq == entry.seq), None)
+
+    def _check_base(self, base: int | None) -> None:
+        if base is not None and base != self.seq:
+            raise StaleView(
+                f"the game has changed since this was sent (entry {base}, now {self.seq}): look again"
+            )
 
     def _store(self, kind: str, body: dict[str, Any]) -> Entry:
         at = self.clock()

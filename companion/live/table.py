@@ -51,9 +51,9 @@ class Table:
             self._publish()
             return self.live
 
-    def add(self, event: Any) -> list[ScoreChange]:
+    def add(self, event: Any, base: int | None = None) -> list[ScoreChange]:
         with self._lock:
-            changes = self._current().add(event)
+            changes = self._current().add(event, base)
             self._publish()
             return changes
 

@@ -21,6 +21,7 @@ from companion.web.context import WebContext
 from companion.web.security import CSRF_HEADER, PIN_HEADER, Refused, same
 
 api = Blueprint("api", __name__, url_prefix="/api")
+BASE_HEADER = "X-Base-Seq"
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -85,6 +86,16 @@ def body() -> Any:
         return parse_json_text(text)
     except ValueError as error:
         raise FormatError(f"the body is {error}") from None
+
+
+def base_seq() -> int | None:
+    """``X-Base-Seq``: the journal entry the sender saw; a retry after a lost answer is then safe."""
+    value = request.headers.get(BASE_HEADER)
+    if value is None:
+        return None
+    if not value.isdigit():
+        raise FormatError(f"{BASE_HEADER} must be a journal entry number, not {value!r}")
+    return int(value)
 
 
 def object_body() -> dict[str, Any]:
@@ -196,7 +207,7 @@ def events() -> Response:
 @api.post("/event")
 @guarded
 def add_event() -> Response:
-    changes = web().table.add(object_body())
+    changes = web().table.add(object_body(), base_seq())
     return _changed(changes=[c.to_json() for c in changes])
 
 

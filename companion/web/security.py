@@ -30,32 +30,53 @@ class Refused(Exception):
         self.retry_after = retry_after
 
 
-def _read_or_create(path: Path, make: Callable[[], bytes]) -> bytes:
-    """The file's bytes; created once with ``make`` (owner-only) if it does not exist."""
+def _read_or_create(path: Path, make: Callable[[], bytes], valid: Callable[[bytes], bool]) -> bytes:
+    """The file's bytes; made with ``make`` when it is missing or damaged (a crash while it was
+    being written). Written whole to a temporary file first, then moved into place, so no one
+    ever reads half of it."""
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
+        data = path.read_bytes()
+        if valid(data):
+            return data
+    except FileNotFoundError:
+        pass
+    data = make()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "wb") as file:
-        data = make()
         file.write(data)
         file.flush()
         os.fsync(file.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the new name survives a power cut too
+    finally:
+        os.close(folder)
     return data
 
 
 def secret_key(state_dir: Path) -> bytes:
     """The key that signs session cookies: made once, kept in the state dir across restarts."""
-    return _read_or_create(state_dir / SECRET_FILE, lambda: secrets.token_bytes(32))
+    return _read_or_create(state_dir / SECRET_FILE, lambda: secrets.token_bytes(32), lambda d: len(d) == 32)
 
 
 def table_pin(state_dir: Path, configured: str | None = None) -> str:
     """The PIN players type to change the game: the configured one, or one made once and kept."""
     if configured is not None:
-        if not (configured.isdigit() and 4 <= len(configured) <= 12):
+        if not _is_pin(configured):
             raise ValueError("the table PIN is 4 to 12 digits")
         return configured
-    return _read_or_create(state_dir / PIN_FILE, lambda: f"{secrets.randbelow(10_000):04d}".encode()).decode()
+    made = _read_or_create(
+        state_dir / PIN_FILE,
+        lambda: f"{secrets.randbelow(10_000):04d}".encode(),
+        lambda d: _is_pin(d.decode("ascii", "replace")),
+    )
+    return made.decode()
+
+
+def _is_pin(text: str) -> bool:
+    return text.isascii() and text.isdigit() and 4 <= len(text) <= 12
 
 
 def same(offered: str, expected: str) -> bool:
