@@ -249,3 +249,34 @@ def test_a_secret_or_pin_left_half_written_by_a_crash_is_made_again(tmp_path: Pa
     assert len(key) == 32 and pin.isdigit() and len(pin) == 4
     assert secret_key(tmp_path) == key and table_pin(tmp_path) == pin  # and kept from then on
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_phone_that_goes_away_frees_its_stream_at_once(site: Site) -> None:
+    import socket
+    import threading
+    import time
+
+    from companion.web.server import bind
+
+    site.play("route-battle.jsonl", events=3)
+    server = bind(site.app, "127.0.0.1", 0, threads=4)
+    port = server.effective_port  # type: ignore[union-attr]
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        phones = []
+        for _ in range(3):
+            phone = socket.create_connection(("127.0.0.1", port))
+            phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            received = b""
+            while b"event: state" not in received:
+                received += phone.recv(65536)
+            phones.append(phone)
+        assert site.table.broadcast.count() == 3
+        for phone in phones:
+            phone.close()  # three phones reload at once, long before any keep-alive
+        deadline = time.monotonic() + 5
+        while site.table.broadcast.count() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert site.table.broadcast.count() == 0  # their threads are free for the new pages
+    finally:
+        server.close()

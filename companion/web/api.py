@@ -180,18 +180,25 @@ def events() -> Response:
         return problem(503, "too many scoreboards are open at once; close one and try again")
     inbox = context.table.broadcast.subscribe()  # before reading the state, so nothing is missed
     first = json.dumps(context.table.state(), ensure_ascii=False)
-    keepalive = context.keepalive
+    # waitress tells a stream its phone has gone (it reads ahead on the socket); without it a
+    # stream learns so only when a write fails, holding its thread meanwhile.
+    gone = request.environ.get("waitress.client_disconnected", lambda: False)
 
     def stream() -> Iterator[str]:
         try:
             yield "retry: 2000\n\n"
             yield f"event: state\ndata: {first}\n\n"
-            while True:
+            quiet = 0.0
+            while not gone():
                 try:
-                    message = inbox.get(timeout=keepalive)
+                    message = inbox.get(timeout=context.poll)
                 except queue.Empty:
-                    yield ": keep-alive\n\n"  # also finds out when a phone has gone
+                    quiet += context.poll
+                    if quiet >= context.keepalive:
+                        quiet = 0.0
+                        yield ": keep-alive\n\n"
                     continue
+                quiet = 0.0
                 yield f"event: state\ndata: {message}\n\n"
         finally:
             context.table.broadcast.unsubscribe(inbox)

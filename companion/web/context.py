@@ -17,6 +17,7 @@ class WebContext:
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
     max_streams: int = 40  # live scoreboards at once; each holds one server thread
     keepalive: float = 15.0  # seconds between keep-alive comments on an idle stream
+    poll: float = 1.0  # how often an idle stream checks that its phone is still there
 
     @staticmethod
     def new_token() -> str:

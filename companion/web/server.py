@@ -7,6 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from flask import Flask
+from waitress.server import BaseWSGIServer, MultiSocketServer
+
 from companion.errors import UserError
 from companion.live.table import Table
 from companion.web import create_app
@@ -29,6 +32,26 @@ def default_state_dir() -> Path:
     return Path(base) / "table-companion"
 
 
+def bind(
+    app: Flask, host: str, port: int, threads: int = DEFAULT_THREADS
+) -> BaseWSGIServer | MultiSocketServer:
+    """The waitress server for the app, listening already; UserError if the port cannot be had."""
+    from waitress.server import create_server
+
+    try:
+        return create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="table-companion",
+            channel_request_lookahead=4,  # lets a live stream notice its phone has gone
+        )
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
+
+
 def serve(
     table: Table,
     host: str,
@@ -39,8 +62,6 @@ def serve(
     title: str = "Table Companion",
     on_ready: Callable[[], None] | None = None,
 ) -> int:
-    from waitress.server import create_server
-
     state_dir = table.store.state_dir
     try:
         the_pin = table_pin(state_dir, pin)
@@ -57,12 +78,7 @@ def serve(
         mdns_name=f"{advertisement.name}:{port}" if advertisement else None,
     )
     app = create_app(context, secret_key(state_dir))
-    try:  # bind before telling anyone where to look
-        server = create_server(app, host=host, port=port, threads=threads, ident="table-companion")
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
-
+    server = bind(app, host, port, threads)  # before telling anyone where to look
     print(f"{title}: scoreboard on {urls[0]} (Ctrl+C to stop)")
     for url in urls[1:]:
         print(f"  also on {url}")
