@@ -190,3 +190,23 @@ def test_the_turn_shown_is_the_one_under_way_or_about_to_start(site: Site) -> No
     state = site.client.get("/api/state").get_json()  # her turn is over: Ben's turn 8 comes
     assert (state["turn"], state["turn_number"], state["turn_of"]) == (7, 8, "Ben")
     assert "Turn 8 · Ben's turn" in site.client.get("/").get_data(as_text=True)
+
+
+def test_the_qr_code_and_the_mdns_name() -> None:
+    import socket
+
+    import segno
+
+    from companion.web.join import qr_svg, qr_terminal
+    from companion.web.mdns import SERVICE, Advertisement
+
+    url = "http://192.168.1.20:8000/"
+    svg = qr_svg(url)
+    assert svg.startswith("<svg") and "<path" in svg
+    size = segno.make(url, error="m").symbol_size(border=2)[0]
+    rows = qr_terminal(url).splitlines()
+    assert len(rows) == (size + 1) // 2 and all(len(row) == size for row in rows)  # two modules a line
+    info = Advertisement(8000, ["192.168.1.20"]).service_info()
+    assert info.type == SERVICE and info.port == 8000  # type: ignore[attr-defined]
+    assert info.server == "table-companion.local."  # type: ignore[attr-defined]
+    assert info.addresses == [socket.inet_aton("192.168.1.20")]  # type: ignore[attr-defined]

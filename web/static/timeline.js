@@ -8,7 +8,8 @@
   function item(entry) {
     const gone = entry.kind === "event" && !entry.current;
     const node = el("li", undefined, `${entry.kind}${gone ? " gone" : ""}`);
-    node.append(el("span", entry.at.slice(11, 19), "when muted"), el("span", entry.text, "what"));
+    const when = new Date(entry.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    node.append(el("span", when, "when muted"), el("span", entry.text, "what"));
     if (entry.reason) node.append(el("span", `Why: ${entry.reason}`, "why"));
     if (gone) node.append(el("span", "(later corrected or undone)", "why"));
     for (const change of entry.changes) {
