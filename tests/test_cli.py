@@ -164,6 +164,7 @@ def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
         assert server.stdout is not None
         first = server.stdout.readline()
         assert first.startswith(f"Table Companion demo: scoreboard on http://127.0.0.1:{port}/")
+        output = first + server.stdout.readline()  # the PIN and where the state is kept
         url = f"http://127.0.0.1:{port}"
         with urllib.request.urlopen(f"{url}/", timeout=5) as page:
             assert page.status == 200 and "Table Companion" in page.read().decode()
@@ -177,6 +178,11 @@ def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
                 break
             time.sleep(0.2)
         assert state["finished"] and seen == sorted(seen) and seen[0] < seen[-1]
+        server.terminate()  # SIGTERM, as systemd stops a service
+        assert server.wait(timeout=10) == 0
+        state_dir = output.split("(state in ", 1)[1].split(")", 1)[0]
+        assert not Path(state_dir).exists()  # the demo's temporary game store is tidied away
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=10)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +32,16 @@ def default_state_dir() -> Path:
             return Path(os.environ[variable].split(":")[0])
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "table-companion"
+
+
+def stop_on_sigterm() -> None:
+    """systemd and ``kill`` stop a service with SIGTERM: leave as after Ctrl+C, tidying up."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_cleanly)
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def bind(
@@ -92,6 +104,7 @@ def serve(
         advertisement.start()
     if on_ready:
         on_ready()
+    stop_on_sigterm()
     try:
         server.run()
     finally:
