@@ -164,6 +164,7 @@ class Scoreboard(threading.Thread):
 
     def __init__(self, number: int, port: int) -> None:
         super().__init__(name=f"scoreboard-{number}", daemon=True)
+        self.number = number
         self.port = port
         self.arrivals: dict[int, float] = {}  # seq -> time.monotonic() when it first came
         self.states = 0
@@ -184,7 +185,10 @@ class Scoreboard(threading.Thread):
             self.first.set()  # never leave the main thread waiting on a dead client
 
     def _read(self) -> None:
-        connection = http.client.HTTPConnection(HOST, self.port, timeout=60)
+        # Each phone has its own address, as at a table (the server caps streams per device);
+        # every 127.x.y.z is this machine on Linux.
+        source = (f"127.0.{1 + self.number // 250}.{1 + self.number % 250}", 0)
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=60, source_address=source)
         connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
         self._socket = connection.sock  # the response keeps it; the connection may let go of it
         response = connection.getresponse()

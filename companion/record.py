@@ -56,6 +56,10 @@ def parse_json_text(text: str) -> Any:
         raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
+    except ValueError as error:
+        if "digits" in str(error):  # Python refuses integers of thousands of digits
+            raise ValueError("holds a number too long to read") from None
+        raise
     if "\\u" in text:  # only a \u escape can make half a character (a lone surrogate)
         try:
             json.dumps(value, ensure_ascii=False).encode("utf-8")

@@ -90,8 +90,9 @@ class GameStore:
             assert cursor.lastrowid is not None
             return cursor.lastrowid
 
-    def append(self, game_id: int, kind: str, body: dict[str, Any], at: str) -> int:
-        """Store one journal entry durably and return its sequence number."""
+    def append(self, game_id: int, kind: str, body: dict[str, Any], at: str, ended: str | None) -> int:
+        """Store one journal entry durably and return its sequence number. ``ended`` is when the
+        game ended as of this entry (None: in progress), kept in the same transaction."""
         text = json.dumps(body, ensure_ascii=False)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -103,6 +104,7 @@ class GameStore:
                     "INSERT INTO journal (game_id, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)",
                     (game_id, last + 1, at, kind, text),
                 )
+                self._db.execute("UPDATE games SET ended = ? WHERE id = ?", (ended, game_id))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

@@ -228,3 +228,35 @@ def test_the_list_of_games_is_mended_from_the_journal(site: Site) -> None:
     again = make_site(site.state_dir)
     assert again.client.get("/api/games").get_json()[0]["ended"] is not None
     again.table.store.close()
+
+
+def test_a_new_game_does_not_silently_replace_the_one_under_way(site: Site) -> None:
+    site.play("route-battle.jsonl", events=5)
+    header, _ = record_lines("route-three.jsonl")
+    refused = site.post("/api/games", header)
+    assert refused.status_code == 409 and "a game is under way" in refused.get_json()["message"]
+    assert site.client.get("/api/state").get_json()["events"] == 5
+    assert site.post("/api/games?abandon=1", header).status_code == 201
+    assert "left unfinished" in site.client.get("/games").get_data(as_text=True)
+
+
+def test_a_correction_that_changes_nothing_is_refused(site: Site) -> None:
+    site.play("route-battle.jsonl")
+    same = {"event": "roll", "player": "Ben", "dice": [1]}
+    response = site.post("/api/corrections", {"op": "replace", "index": 11, "event": same, "reason": "x"})
+    assert response.status_code == 400 and "would change nothing" in response.get_json()["message"]
+
+
+def test_the_record_lists_every_correction_with_its_reason(site: Site) -> None:
+    site.play("route-battle.jsonl")
+    site.post("/api/undo", {"reason": "the die was cocked"})
+    site.post("/api/event", {"event": "roll", "player": "Ben", "dice": [2]})
+    header = json.loads(site.client.get("/api/record").get_data(as_text=True).splitlines()[0])
+    (undo,) = header["meta"]["corrections"]
+    assert undo["op"] == "undo" and undo["reason"] == "the die was cocked" and undo["was"]["dice"] == [1]
+
+
+def test_pages_carry_the_entry_they_were_drawn_from(site: Site) -> None:
+    site.play("route-battle.jsonl")
+    seq = site.client.get("/api/state").get_json()["seq"]
+    assert f'<body data-seq="{seq}">' in site.client.get("/fix").get_data(as_text=True)

@@ -25,7 +25,7 @@ CHANGES: list[tuple[str, Any]] = [
     ("/api/end", {}),
     ("/api/undo", {"reason": "test"}),
     ("/api/corrections", {"op": "undo", "reason": "test"}),
-    ("/api/games", HEADER),
+    ("/api/games?abandon=1", HEADER),
 ]
 
 
@@ -91,17 +91,17 @@ def test_wrong_pins_are_rate_limited(tmp_path: Path) -> None:
     guard = PinGuard(PIN, max_failures=5, window=60.0, clock=lambda: now[0])
     site.app.extensions["companion"].pins = guard
     for _ in range(5):
-        assert site.post("/api/games", HEADER, **{"X-Table-PIN": "1111"}).status_code == 403
-    locked = site.post("/api/games", HEADER)  # even the right PIN waits now
+        assert site.post("/api/games?abandon=1", HEADER, **{"X-Table-PIN": "1111"}).status_code == 403
+    locked = site.post("/api/games?abandon=1", HEADER)  # even the right PIN waits now
     assert locked.status_code == 429
     assert int(locked.headers["Retry-After"]) == 61
     assert "too many wrong PINs" in locked.get_json()["message"]
     neighbour = site.client.post(
-        "/api/games", data=json.dumps(HEADER), headers=site.headers, environ_base={"REMOTE_ADDR": "10.0.0.9"}
+        "/api/games?abandon=1", data=json.dumps(HEADER), headers=site.headers, environ_base={"REMOTE_ADDR": "10.0.0.9"}
     )
     assert neighbour.status_code == 201  # another phone is not locked out
     now[0] += 61
-    assert site.post("/api/games", HEADER).status_code == 201
+    assert site.post("/api/games?abandon=1", HEADER).status_code == 201
     site.table.store.close()
 
 
@@ -126,7 +126,7 @@ def test_the_secret_key_is_made_once_and_kept(tmp_path: Path) -> None:
 
 def test_the_pin_is_made_once_and_kept(tmp_path: Path) -> None:
     pin = table_pin(tmp_path)
-    assert pin.isdigit() and len(pin) == 4
+    assert pin.isdigit() and len(pin) == 6
     assert table_pin(tmp_path) == pin
     assert stat.S_IMODE((tmp_path / security_module.PIN_FILE).stat().st_mode) == 0o600
     assert table_pin(tmp_path, "123456") == "123456"
@@ -246,7 +246,7 @@ def test_a_secret_or_pin_left_half_written_by_a_crash_is_made_again(tmp_path: Pa
     (tmp_path / security_module.PIN_FILE).write_bytes(b"12")
     key = secret_key(tmp_path)
     pin = table_pin(tmp_path)
-    assert len(key) == 32 and pin.isdigit() and len(pin) == 4
+    assert len(key) == 32 and pin.isdigit() and len(pin) == 6
     assert secret_key(tmp_path) == key and table_pin(tmp_path) == pin  # and kept from then on
     assert not list(tmp_path.glob(".*.tmp"))
 
@@ -280,3 +280,73 @@ def test_a_phone_that_goes_away_frees_its_stream_at_once(site: Site) -> None:
         assert site.table.broadcast.count() == 0  # their threads are free for the new pages
     finally:
         server.close()
+
+
+def test_odd_headers_and_numbers_are_a_400_not_a_500(site: Site) -> None:
+    site.play("route-battle.jsonl", events=3)
+    odd = site.post("/api/event", {"event": "end"}, **{"X-Base-Seq": "²"})
+    assert odd.status_code == 400 and "X-Base-Seq" in odd.get_json()["message"]
+    huge = site.post(
+        "/api/event", '{"event": "adjust", "player": "Ana", "points": ' + "9" * 5000 + ', "reason": "x"}'
+    )
+    assert (
+        huge.status_code == 400 and huge.get_json()["message"] == "the body holds a number too long to read"
+    )
+    nan = site.post("/api/event", '{"event": "roll", "player": "Ana", "dice": [NaN]}')
+    assert nan.status_code == 400 and nan.get_json()["message"] == "the body: NaN is not a number JSON allows"
+
+
+def test_one_device_cannot_take_every_live_scoreboard(site: Site) -> None:
+    context = site.app.extensions["companion"]
+    context.max_streams_per_client = 2
+    streams = [site.client.get("/api/events", buffered=False) for _ in range(2)]
+    for stream in streams:
+        next(iter(stream.response))
+    third = site.client.get("/api/events")
+    assert third.status_code == 503 and "this device has too many" in third.get_json()["message"]
+    other = site.app.test_client().get(
+        "/api/events", buffered=False, environ_base={"REMOTE_ADDR": "10.0.0.8"}
+    )
+    assert other.status_code == 200
+    for stream in [*streams, other]:
+        stream.close()
+
+
+def test_guessing_from_many_addresses_locks_the_table(tmp_path: Path) -> None:
+    now = [0.0]
+    guard = PinGuard(PIN, max_failures=5, window=60.0, clock=lambda: now[0], max_total_failures=30)
+    for n in range(30):
+        with pytest.raises(security_module.Refused) as wrong:
+            guard.check(f"10.0.0.{n}", "000000")
+        assert wrong.value.status == 403
+    with pytest.raises(security_module.Refused) as locked:
+        guard.check("10.0.1.1", PIN)
+    assert locked.value.status == 429 and "at this table" in locked.value.message
+    now[0] += 61
+    guard.check("10.0.1.1", PIN)  # the minute has passed
+
+
+def test_a_hotspot_without_a_default_route_still_gets_a_real_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    from types import SimpleNamespace
+
+    from companion.web import net
+
+    class NoRoute(socket.socket):
+        def connect(self, address: object) -> None:
+            raise OSError("Network is unreachable")
+
+    adapters = [
+        SimpleNamespace(ips=[SimpleNamespace(ip="127.0.0.1"), SimpleNamespace(ip=("::1", 0, 0))]),
+        SimpleNamespace(ips=[SimpleNamespace(ip="10.42.0.1"), SimpleNamespace(ip="169.254.3.3")]),
+    ]
+    monkeypatch.setattr(net.socket, "socket", NoRoute)
+    monkeypatch.setattr(net.ifaddr, "get_adapters", lambda: adapters)
+    assert net.lan_addresses() == ["10.42.0.1"]
+    assert net.page_urls("0.0.0.0", 8000)[0] == "http://10.42.0.1:8000/"
+
+
+def test_the_join_page_names_mdns_only_once_it_is_registered(site: Site) -> None:
+    assert ".local" not in site.client.get("/join").get_data(as_text=True)
+    site.app.extensions["companion"].mdns_name = "table-companion.local:8000"
+    assert "http://table-companion.local:8000/" in site.client.get("/join").get_data(as_text=True)

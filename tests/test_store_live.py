@@ -34,8 +34,8 @@ def test_the_journal_keeps_entries_in_order_per_game(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     first = store.new_game({"game": "starwars", "players": []}, "t0")
     second = store.new_game({"game": "starwars", "players": []}, "t1")
-    assert [store.append(first, "event", {"n": n}, f"t{n}") for n in range(3)] == [1, 2, 3]
-    assert store.append(second, "correction", {"n": 9}, "t9") == 1
+    assert [store.append(first, "event", {"n": n}, f"t{n}", None) for n in range(3)] == [1, 2, 3]
+    assert store.append(second, "correction", {"n": 9}, "t9", None) == 1
     assert [(e.seq, e.kind, e.body["n"]) for e in store.entries(first)] == [
         (1, "event", 0),
         (2, "event", 1),

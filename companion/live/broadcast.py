@@ -13,22 +13,23 @@ class Broadcast:
 
     def __init__(self, backlog: int = 16) -> None:
         self._backlog = backlog
-        self._subscribers: set[queue.Queue[str]] = set()
+        self._subscribers: dict[queue.Queue[str], str] = {}  # inbox -> who opened it
         self._lock = threading.Lock()
 
-    def subscribe(self) -> queue.Queue[str]:
+    def subscribe(self, owner: str = "") -> queue.Queue[str]:
         inbox: queue.Queue[str] = queue.Queue(self._backlog)
         with self._lock:
-            self._subscribers.add(inbox)
+            self._subscribers[inbox] = owner
         return inbox
 
     def unsubscribe(self, inbox: queue.Queue[str]) -> None:
         with self._lock:
-            self._subscribers.discard(inbox)
+            self._subscribers.pop(inbox, None)
 
-    def count(self) -> int:
+    def count(self, owner: str | None = None) -> int:
+        """How many are listening (all, or those opened by ``owner``)."""
         with self._lock:
-            return len(self._subscribers)
+            return sum(1 for who in self._subscribers.values() if owner is None or who == owner)
 
     def publish(self, message: str) -> None:
         with self._lock:

@@ -49,7 +49,9 @@ class LiveGame:
         self.journal: list[Entry] = store.entries(game_id)
         self.steps = fold(game, self.journal)
         self.engine = replay_steps(game, setup, self.steps)
-        self._note_end()  # the journal is the truth: mend the list's flag if a crash left it behind
+        row = store.game(game_id)
+        if row is not None and (row.ended is None) == self.engine.finished:
+            store.set_ended(game_id, self._ended())  # a store written before this was kept together
 
     # --- changing the game ---------------------------------------------------------------------
 
@@ -64,12 +66,11 @@ class LiveGame:
         changes = self.engine.apply(event)  # an illegal event raises and changes nothing
         record = self.game_type.event_to_json(event)
         try:
-            entry = self._store("event", {"event": record})
+            entry = self._store("event", {"event": record}, self.engine.finished)
         except BaseException:
             self.engine = replay_steps(self.game_type, self.setup, self.steps)  # not stored: not applied
             raise
         self.steps.append(Step(event, record, entry.seq, entry.at, list(changes)))
-        self._note_end()
         return list(changes)
 
     def correct(self, request: Any) -> Step | None:
@@ -104,19 +105,20 @@ class LiveGame:
             raise FormatError(f'a "{op}" correction takes no "event"')
         if op in ("replace", "remove", "undo"):
             body["was"] = self.steps[index].record
+        if op == "replace" and _without_meta(body["event"]) == _without_meta(body["was"]):
+            raise FormatError(f"event {index + 1} is already that: the correction would change nothing")
 
         steps = [dataclasses.replace(step) for step in self.steps]  # the live steps stay as they are
         placeholder = Entry(self.seq + 1, self.clock(), "correction", body)
         apply_correction(self.game_type, steps, placeholder)
         engine = replay_steps(self.game_type, self.setup, steps)  # raises with the broken rule
-        entry = self._store("correction", body)
+        entry = self._store("correction", body, engine.finished)
         for step in steps:
             if step.seq == placeholder.seq:
                 step.seq, step.at = entry.seq, entry.at
                 assert step.correction is not None
                 step.correction["at"] = entry.at
         self.steps, self.engine = steps, engine
-        self._note_end()
         return next((s for s in steps if s.seq == entry.seq), None)
 
     def _check_base(self, base: int | None) -> None:
@@ -125,16 +127,18 @@ class LiveGame:
                 f"the game has changed since this was sent (entry {base}, now {self.seq}): look again"
             )
 
-    def _store(self, kind: str, body: dict[str, Any]) -> Entry:
+    def _store(self, kind: str, body: dict[str, Any], finished: bool) -> Entry:
         at = self.clock()
-        seq = self.store.append(self.game_id, kind, body, at)
+        seq = self.store.append(self.game_id, kind, body, at, at if finished else None)
         entry = Entry(seq, at, kind, body)
         self.journal.append(entry)
         return entry
 
-    def _note_end(self) -> None:
-        ended = self.steps[-1].at if self.engine.finished and self.steps else None
-        self.store.set_ended(self.game_id, ended)
+    def _ended(self) -> str | None:
+        """When the game ended: the time of the journal entry that finished it (None: it has not)."""
+        if not self.engine.finished:
+            return None
+        return self.journal[-1].at if self.journal else None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -159,7 +163,8 @@ class LiveGame:
         return state
 
     def record_text(self) -> str:
-        """The game as it stands as a record; corrected events say so in their meta."""
+        """The game as it stands as a record. Corrected events say so in their meta, and the
+        header's meta lists every correction, removals and undos too, with its reason."""
         events = []
         for step in self.steps:
             event = step.event
@@ -168,7 +173,13 @@ class LiveGame:
                 meta["correction"] = step.correction
                 event = self.game_type.parse_event({**step.record, "meta": meta})
             events.append(event)
-        return dump_record(self.game_type, self.setup, events)
+        corrections = [
+            {"journal": e.seq, "at": e.at, **e.body} for e in self.journal if e.kind == "correction"
+        ]
+        setup = self.setup
+        if corrections:
+            setup = dataclasses.replace(setup, meta={**(setup.meta or {}), "corrections": corrections})
+        return dump_record(self.game_type, setup, events)
 
     def events(self) -> list[dict[str, Any]]:
         """The game's events as they stand, numbered from 0, for the corrections page."""
@@ -247,6 +258,10 @@ class LiveGame:
                 None,
             )
         return view
+
+
+def _without_meta(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key != "meta"}
 
 
 def _evidence(record: dict[str, Any]) -> list[str]:

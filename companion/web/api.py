@@ -85,7 +85,9 @@ def body() -> Any:
     try:
         return parse_json_text(text)
     except ValueError as error:
-        raise FormatError(f"the body is {error}") from None
+        raise FormatError(
+            f"the body {error}" if str(error).startswith("holds") else f"the body: {error}"
+        ) from None
 
 
 def base_seq() -> int | None:
@@ -93,7 +95,7 @@ def base_seq() -> int | None:
     value = request.headers.get(BASE_HEADER)
     if value is None:
         return None
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         raise FormatError(f"{BASE_HEADER} must be a journal entry number, not {value!r}")
     return int(value)
 
@@ -176,9 +178,12 @@ def _record_file(text: str, name: str) -> Response:
 def events() -> Response:
     """Server-Sent Events: the whole state now, then again after every change."""
     context = web()
+    client = request.remote_addr or "?"
+    if context.table.broadcast.count(client) >= context.max_streams_per_client:
+        return problem(503, "this device has too many scoreboards open; close some tabs")
     if context.table.broadcast.count() >= context.max_streams:
         return problem(503, "too many scoreboards are open at once; close one and try again")
-    inbox = context.table.broadcast.subscribe()  # before reading the state, so nothing is missed
+    inbox = context.table.broadcast.subscribe(client)  # before reading the state: nothing is missed
     first = json.dumps(context.table.state(), ensure_ascii=False)
     # waitress tells a stream its phone has gone (it reads ahead on the socket); without it a
     # stream learns so only when a write fails, holding its thread meanwhile.
@@ -221,7 +226,7 @@ def add_event() -> Response:
 @api.post("/end")
 @guarded
 def end() -> Response:
-    changes = web().table.add({"event": "end"})
+    changes = web().table.add({"event": "end"}, base_seq())
     return _changed(changes=[c.to_json() for c in changes])
 
 
@@ -245,7 +250,13 @@ def correct() -> Response:
 def start_game() -> Response:
     header = object_body()
     header.setdefault("record", RECORD_VERSION)
-    live = web().table.start(header)
+    table = web().table
+    under_way = table.live is not None and not table.live.engine.finished
+    if under_way and request.args.get("abandon") != "1":
+        raise StaleView(
+            "a game is under way: end it first (final scoring), or start anyway to leave it unfinished"
+        )
+    live = table.start(header)
     response = _changed(game_id=live.game_id)
     response.status_code = 201
     return response

@@ -16,6 +16,7 @@ class WebContext:
     join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
     max_streams: int = 40  # live scoreboards at once; each holds one server thread
+    max_streams_per_client: int = 6  # one phone's tabs; no single client can take them all
     keepalive: float = 15.0  # seconds between keep-alive comments on an idle stream
     poll: float = 1.0  # how often an idle stream checks that its phone is still there
 

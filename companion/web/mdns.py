@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 SERVICE = "_http._tcp.local."
@@ -14,8 +15,15 @@ HOST_NAME = "table-companion"
 class Advertisement:
     """Registers the scoreboard with mDNS in the background; ``close`` withdraws it."""
 
-    def __init__(self, port: int, addresses: list[str], title: str = "Table Companion") -> None:
+    def __init__(
+        self,
+        port: int,
+        addresses: list[str],
+        title: str = "Table Companion",
+        on_registered: Callable[[str], None] | None = None,
+    ) -> None:
         self.name = f"{HOST_NAME}.local"
+        self._on_registered = on_registered  # told the name once phones can use it
         self.port = port
         self._addresses = addresses
         self._title = title
@@ -47,6 +55,8 @@ class Advertisement:
             info = self.service_info()
             zeroconf.register_service(info, allow_name_change=True)  # type: ignore[arg-type]
             self._zeroconf, self._info = zeroconf, info
+            if self._on_registered:
+                self._on_registered(self.name)
         except Exception as error:  # no multicast here: the numeric address still works
             log.warning("mDNS name not advertised: %s", error)
 

@@ -4,32 +4,36 @@ from __future__ import annotations
 
 import socket
 
+import ifaddr
+
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 
 
 def lan_addresses() -> list[str]:
-    """IPv4 addresses of this machine other than loopback, best first; empty if none is known.
+    """IPv4 addresses of this machine other than loopback and link-local, best first.
 
-    Works without internet: asking the kernel which source address it would use for a private
-    address sends nothing, and the host name's addresses are a fallback.
+    Works without internet and without a default route (a Pi running its own hotspot): every
+    interface's addresses are listed (ifaddr, which python-zeroconf uses too); the one the kernel
+    would use to reach a private network, when there is a route, comes first.
     """
     found: list[str] = []
     for probe in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-                sock.connect((probe, 9))
+                sock.connect((probe, 9))  # sends nothing: only asks for a route
                 found.append(sock.getsockname()[0])
         except OSError:
             continue
     try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.append(str(info[4][0]))
+        for adapter in ifaddr.get_adapters():
+            found.extend(ip.ip for ip in adapter.ips if isinstance(ip.ip, str))
     except OSError:
         pass
-    unique = []
+    unique: list[str] = []
     for address in found:
-        if not address.startswith("127.") and address != "0.0.0.0" and address not in unique:
-            unique.append(address)
+        if address.startswith(("127.", "169.254.", "0.")) or address in unique:
+            continue
+        unique.append(address)
     return unique
 
 

@@ -65,7 +65,10 @@ def fix() -> str:
 
 @pages.get("/games")
 def games() -> str:
-    return page("games.html", games=web().table.games(), titles=GAME_TITLES)
+    live = web().table.live
+    return page(
+        "games.html", games=web().table.games(), titles=GAME_TITLES, current=live.game_id if live else None
+    )
 
 
 @pages.get("/join")

@@ -62,14 +62,14 @@ def secret_key(state_dir: Path) -> bytes:
 
 
 def table_pin(state_dir: Path, configured: str | None = None) -> str:
-    """The PIN players type to change the game: the configured one, or one made once and kept."""
+    """The PIN players type to change the game: the configured one, or 6 digits made once and kept."""
     if configured is not None:
         if not _is_pin(configured):
             raise ValueError("the table PIN is 4 to 12 digits")
         return configured
     made = _read_or_create(
         state_dir / PIN_FILE,
-        lambda: f"{secrets.randbelow(10_000):04d}".encode(),
+        lambda: f"{secrets.randbelow(1_000_000):06d}".encode(),
         lambda d: _is_pin(d.decode("ascii", "replace")),
     )
     return made.decode()
@@ -85,8 +85,9 @@ def same(offered: str, expected: str) -> bool:
 
 
 class PinGuard:
-    """Checks the PIN; after ``max_failures`` wrong PINs from one client within ``window`` seconds,
-    that client is refused until the window has passed."""
+    """Checks the PIN. After ``max_failures`` wrong PINs from one client within ``window`` seconds
+    that client waits out the window; after ``max_total_failures`` from all clients together,
+    everyone does (many addresses guessing at once is an attack, not a mistyped PIN)."""
 
     def __init__(
         self,
@@ -94,24 +95,38 @@ class PinGuard:
         max_failures: int = 5,
         window: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        max_total_failures: int = 30,
     ) -> None:
         self._pin = pin
         self._max_failures = max_failures
+        self._max_total = max_total_failures
         self._window = window
         self._clock = clock
         self._failures: dict[str, list[float]] = {}
         self._lock = threading.Lock()
 
+    def _wait(self, failures: list[float], now: float) -> int:
+        return int(self._window - (now - failures[0])) + 1
+
     def check(self, client: str, offered: str | None) -> None:
         now = self._clock()
         with self._lock:
-            recent = [t for t in self._failures.get(client, []) if now - t < self._window]
-            self._failures[client] = recent
+            for who in list(self._failures):
+                self._failures[who] = [t for t in self._failures[who] if now - t < self._window]
+                if not self._failures[who]:
+                    del self._failures[who]
+            recent = self._failures.get(client, [])
             if len(recent) >= self._max_failures:
-                wait = int(self._window - (now - recent[0])) + 1
+                wait = self._wait(recent, now)
                 raise Refused(429, f"too many wrong PINs: try again in {wait} s", retry_after=wait)
+            everyone = sorted(t for times in self._failures.values() for t in times)
+            if len(everyone) >= self._max_total:
+                wait = self._wait(everyone, now)
+                raise Refused(
+                    429, f"too many wrong PINs at this table: try again in {wait} s", retry_after=wait
+                )
             if not offered:
                 raise Refused(401, f"the table PIN is needed (send it in the {PIN_HEADER} header)")
             if not same(offered, self._pin):
-                recent.append(now)
+                self._failures.setdefault(client, []).append(now)
                 raise Refused(403, "wrong table PIN")

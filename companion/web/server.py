@@ -80,22 +80,21 @@ def serve(
     except ValueError as error:
         raise UserError(str(error)) from None
     urls = page_urls(host, port)
+    context = WebContext(table, PinGuard(the_pin), join_urls=urls)
+
+    def registered(name: str) -> None:
+        context.mdns_name = f"{name}:{port}"  # the Join page shows it from now on
+        print(f"  and on http://{name}:{port}/ for phones that resolve .local names", flush=True)
+
+    addresses = lan_addresses()
     advertisement = None
-    if mdns and host in ALL_INTERFACES and lan_addresses():
-        advertisement = Advertisement(port, lan_addresses())
-    context = WebContext(
-        table,
-        PinGuard(the_pin),
-        join_urls=urls,
-        mdns_name=f"{advertisement.name}:{port}" if advertisement else None,
-    )
+    if mdns and host in ALL_INTERFACES and addresses:
+        advertisement = Advertisement(port, addresses, on_registered=registered)
     app = create_app(context, secret_key(state_dir))
     server = bind(app, host, port, threads)  # before telling anyone where to look
     print(f"{title}: scoreboard on {urls[0]} (Ctrl+C to stop)")
     for url in urls[1:]:
         print(f"  also on {url}")
-    if advertisement:
-        print(f"  and on http://{advertisement.name}:{port}/ where phones resolve mDNS names")
     print(f"Table PIN for changes and corrections: {the_pin}   (state in {state_dir})")
     if sys.stdout.isatty():
         print(f"Scan to join:\n{qr_terminal(urls[0])}")

@@ -26,7 +26,12 @@ const Companion = (() => {
       show(true, "live");
       onState(JSON.parse(message.data));
     });
-    source.addEventListener("error", () => show(false, "reconnecting…"));
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED) return show(false, "reconnecting…");
+      // Refused (too many scoreboards open): EventSource gives up, so keep the page fresh by asking.
+      show(false, "updating every 5 s");
+      setInterval(() => fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then(onState).catch(() => {}), 5000);
+    });
   }
 
   // The PIN is asked once and kept for this tab only.
@@ -40,17 +45,28 @@ const Companion = (() => {
     return value;
   }
 
+  // The journal entry this page was drawn from: a change made on it says so, and the companion
+  // refuses it (409) if the game has moved on meanwhile, instead of changing the wrong event.
+  const seq = () => Number(document.body.dataset.seq || 0);
+
   // POST a JSON body; returns the answer's JSON, or throws an Error with the server's message.
   async function send(path, body) {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const response = await fetch(path, {
         method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), "X-Table-PIN": pin(attempt > 0) },
+        headers: {
+          "Content-Type": "application/json",
+          "X-CSRF-Token": csrf(),
+          "X-Table-PIN": pin(attempt > 0),
+          "X-Base-Seq": String(seq()),
+        },
         body: JSON.stringify(body),
       });
       const answer = await response.json().catch(() => ({ message: `the companion answered ${response.status}` }));
       if (response.ok) return answer;
       if (response.status === 403 && /PIN/.test(answer.message) && attempt === 0) continue; // ask again
+      if (response.status === 401) throw new Error("The table PIN is needed to change the game (it is shown where the companion was started).");
+      if (response.status === 409 && /has changed/.test(answer.message)) throw new Error(`${answer.message}: reload the page to see the game as it is now.`);
       throw new Error(answer.message || `error ${response.status}`);
     }
     throw new Error("wrong table PIN");
@@ -72,5 +88,11 @@ const Companion = (() => {
 
   const signed = (n) => (n >= 0 ? `+${n}` : String(n));
 
-  return { subscribe, send, say, el, signed };
+  // Times are stored in UTC; people read them in their own time zone.
+  for (const node of document.querySelectorAll("time[datetime]")) {
+    const when = new Date(node.getAttribute("datetime"));
+    if (!Number.isNaN(when.getTime())) node.textContent = when.toLocaleString([], { dateStyle: node.dataset.date ? "medium" : undefined, timeStyle: "medium" });
+  }
+
+  return { subscribe, send, say, el, signed, seq };
 })();

@@ -2,12 +2,16 @@
 "use strict";
 
 (() => {
-  const { send, say } = Companion;
+  const { send, say, seq } = Companion;
 
   // A quarter turn clockwise: a feature on side N moves to E, E to S, S to W, W to N.
   function turned(record) {
     const next = { N: "E", E: "S", S: "W", W: "N" };
     const copy = JSON.parse(JSON.stringify(record));
+    if (typeof copy.tile === "string") {
+      copy.rotation = ((copy.rotation || 0) + 1) % 4; // a catalog tile turns by its rotation
+      return copy;
+    }
     for (const feature of copy.tile.features || []) {
       if (feature.edges) feature.edges = [...feature.edges].map((side) => next[side]).join("");
     }
@@ -20,6 +24,7 @@
     if (form.dataset.kind === "meeple") {
       record.size = form.size.value;
       record.feature = form.feature.value;
+      record.at = form.at.value.trim().split(/[\s,]+/).map(Number);
     }
     return record;
   }
@@ -34,6 +39,10 @@
     }
   }
 
+  // Arriving from a score's "Fix it" link: open that event.
+  const target = window.location.hash && document.querySelector(`${window.location.hash} details`);
+  if (target) target.open = true;
+
   for (const form of document.querySelectorAll("form.fix")) {
     const rotate = form.querySelector(".rotate");
     if (rotate) {
@@ -46,13 +55,14 @@
     if (remove) {
       remove.addEventListener("click", () => {
         if (!form.reason.value.trim()) return say("Say why first.");
-        submit(form, { path: "/api/corrections", body: { op: "remove", index: Number(form.dataset.index), reason: form.reason.value } });
+        const body = { op: "remove", index: Number(form.dataset.index), reason: form.reason.value, base: seq() };
+        submit(form, { path: "/api/corrections", body });
       });
     }
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const reason = form.reason.value;
-      if (form.dataset.op === "undo") return submit(form, { path: "/api/undo", body: { reason } });
+      if (form.dataset.op === "undo") return submit(form, { path: "/api/undo", body: { reason, base: seq() } });
       if (form.dataset.op === "adjust") {
         const adjust = { event: "adjust", player: form.player.value, points: Number(form.points.value), reason };
         return submit(form, { path: "/api/event", body: adjust });
@@ -63,7 +73,9 @@
       } catch (error) {
         return say(`The event is not valid JSON: ${error.message}`);
       }
-      submit(form, { path: "/api/corrections", body: { op: "replace", index: Number(form.dataset.index), event: record, reason } });
+      const index = form.dataset.op === "insert" ? Number(form.index.value) : Number(form.dataset.index);
+      const body = { op: form.dataset.op, index, event: record, reason, base: seq() };
+      submit(form, { path: "/api/corrections", body });
     });
   }
 })();

@@ -28,7 +28,14 @@
       await send("/api/games", header);
       window.location.href = "/";
     } catch (error) {
-      say(error.message);
+      if (!/a game is under way/.test(error.message)) return say(error.message);
+      if (!window.confirm("A game is under way. Start a new one and leave it unfinished?")) return;
+      try {
+        await send("/api/games?abandon=1", header);
+        window.location.href = "/";
+      } catch (again) {
+        say(again.message);
+      }
     }
   });
 

@@ -4,6 +4,7 @@
 (() => {
   const { el, signed } = Companion;
   let seen = null;
+  let asked = 0; // only the answer to the latest question is drawn
 
   function item(entry) {
     const gone = entry.kind === "event" && !entry.current;
@@ -24,7 +25,9 @@
   Companion.subscribe(async (state) => {
     if (state.seq === seen) return;
     seen = state.seq;
+    const question = ++asked;
     const entries = await (await fetch("/api/timeline", { cache: "no-store" })).json();
+    if (question !== asked) return;
     const list = document.getElementById("timeline");
     list.replaceChildren(...(entries.length ? entries.map(item) : [el("li", "Nothing has happened yet.", "muted")]));
   });
