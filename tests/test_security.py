@@ -97,7 +97,10 @@ def test_wrong_pins_are_rate_limited(tmp_path: Path) -> None:
     assert int(locked.headers["Retry-After"]) == 61
     assert "too many wrong PINs" in locked.get_json()["message"]
     neighbour = site.client.post(
-        "/api/games?abandon=1", data=json.dumps(HEADER), headers=site.headers, environ_base={"REMOTE_ADDR": "10.0.0.9"}
+        "/api/games?abandon=1",
+        data=json.dumps(HEADER),
+        headers=site.headers,
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
     )
     assert neighbour.status_code == 201  # another phone is not locked out
     now[0] += 61
