@@ -150,13 +150,7 @@ class LiveGame:
     def state(self) -> dict[str, Any]:
         state = self.engine.status()
         state["scores"] = self.engine.scores()
-        log = []
-        for index, change in enumerate(self.engine.log):
-            entry = change.to_json()
-            entry.pop("detail", None)  # on the score's own page; keeps every update small
-            entry["index"] = index
-            log.append(entry)
-        state["log"] = log
+        state["log"] = list(self._log_entries().values())
         state["game_id"] = self.game_id
         state["seq"] = self.seq
         state["events"] = len(self.steps)
@@ -191,6 +185,7 @@ class LiveGame:
     def timeline(self) -> list[dict[str, Any]]:
         """Every journal entry, newest first, each with what it did to the score."""
         by_seq = {step.seq: (index, step) for index, step in enumerate(self.steps)}
+        numbered = self._log_entries()
         items = []
         for entry in reversed(self.journal):
             index, step = by_seq.get(entry.seq, (None, None))
@@ -202,15 +197,20 @@ class LiveGame:
             else:
                 item["text"] = self._describe_correction(entry.body)
                 item["reason"] = entry.body["reason"]
-            item["changes"] = [self._numbered(c) for c in step.changes] if step else []
+            item["changes"] = [numbered[id(c)] for c in step.changes] if step else []
             items.append(item)
         return items
 
-    def _numbered(self, change: ScoreChange) -> dict[str, Any]:
-        entry = change.to_json()
-        entry.pop("detail", None)
-        entry["index"] = next(i for i, c in enumerate(self.engine.log) if c is change)
-        return entry
+    def _log_entries(self) -> dict[int, dict[str, Any]]:
+        """Every score change as JSON with its number in the log, keyed by the change's identity.
+        The detail stays on the score's own page: it keeps every live update small."""
+        entries = {}
+        for index, change in enumerate(self.engine.log):
+            entry = change.to_json()
+            entry.pop("detail", None)
+            entry["index"] = index
+            entries[id(change)] = entry
+        return entries
 
     def _describe_correction(self, body: dict[str, Any]) -> str:
         number = body["index"] + 1

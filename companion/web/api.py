@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, session
 
 from companion.games.base import RECORD_VERSION, FormatError, IllegalEvent, RecordError
 from companion.live.game import StaleView
+from companion.record import parse_json_text
 from companion.web.context import WebContext
 from companion.web.security import CSRF_HEADER, PIN_HEADER, Refused, same
 
@@ -74,8 +75,6 @@ def guarded(handler: Handler) -> Handler:
 
 def body() -> Any:
     """The request's JSON body, read as strictly as a record line."""
-    from companion.record import parse_json_text
-
     try:
         text = request.get_data(as_text=False).decode("utf-8")
     except UnicodeDecodeError:
