@@ -53,12 +53,17 @@ def simulate_game(
     variant: str = "standard",
     meeple_chance: float = 0.6,
     catalog_ids: bool = False,
+    bounds: tuple[int, int, int, int] | None = None,
+    tiles: int | None = None,
 ) -> SimulatedGame:
     """Play one whole random legal game.
 
     ``meeple_chance`` is how often a player who may place a meeple does so. With
     ``catalog_ids`` tiles are written as catalog ids with a rotation; otherwise inline, as the
     camera would read them, so the record does not depend on our approximate catalog.
+    ``bounds`` (min x, max x, min y, max y) keeps the board on a play mat: a tile that fits
+    nowhere inside them goes back to the box. ``tiles`` ends the game early, after that many
+    tiles (the start tile included): shorter games for slow tests.
     """
     rng = random.Random(seed)
     setup = simulated_setup(players, variant, rng)
@@ -75,10 +80,14 @@ def simulate_game(
     bag = catalog.bag()
     rng.shuffle(bag)
     discarded = 0
-    while bag:
+    while bag and (tiles is None or len(game.board.tiles) < tiles):
         entry = catalog.get(bag.pop())
         assert entry is not None
         options = game.legal_placements(entry.tile)
+        if bounds is not None:
+            options = [
+                o for o in options if bounds[0] <= o[0][0] <= bounds[1] and bounds[2] <= o[0][1] <= bounds[3]
+            ]
         if not options:
             discarded += 1  # the rules: put it back in the box and draw another
             continue
