@@ -17,14 +17,14 @@ run: $(STAMP)
 	$(BIN)/companion demo
 
 test: $(STAMP)
-	$(BIN)/ruff check companion tests benchmarks
-	$(BIN)/ruff format --check companion tests benchmarks
+	$(BIN)/ruff check companion tests benchmarks models
+	$(BIN)/ruff format --check companion tests benchmarks models
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check companion tests benchmarks
-	$(BIN)/ruff format --check companion tests benchmarks
+	$(BIN)/ruff check companion tests benchmarks models
+	$(BIN)/ruff format --check companion tests benchmarks models
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

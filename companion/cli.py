@@ -65,9 +65,15 @@ def _seconds(text: str) -> float:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from companion.web.demo import run_demo
+    from companion.web.demo import run_camera_demo, run_demo
 
-    return run_demo(args.record, args.pace, args.host, args.port, args.state_dir, args.pin, not args.no_mdns)
+    if args.record:
+        return run_demo(
+            args.record, args.pace, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
+        )
+    return run_camera_demo(
+        args.fps, args.seed, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -81,6 +87,63 @@ def _serve(args: argparse.Namespace) -> int:
         return serve(table, args.host, args.port, pin=args.pin, threads=args.threads, mdns=not args.no_mdns)
     finally:
         store.close()
+
+
+def _mat_out(text: str) -> str:
+    if Path(text).suffix.lower() not in (".pdf", ".png"):
+        raise argparse.ArgumentTypeError(f"the mat is written as .pdf or .png, not {text!r}")
+    return text
+
+
+def _dpi(text: str) -> int:
+    try:
+        dpi = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of dots per inch, not {text!r}") from None
+    if not 72 <= dpi <= 600:
+        raise argparse.ArgumentTypeError(f"72 to 600 dots per inch, not {dpi}")
+    return dpi
+
+
+def _mat(args: argparse.Namespace) -> int:
+    from companion.vision.mat import MARKER_DICTIONARY, STANDARD_MAT
+    from companion.vision.matfile import marker_ids_text, write_mat_pdf, write_mat_png
+
+    mat = STANDARD_MAT
+    size = f"{mat.width_mm:g} x {mat.height_mm:g} mm"
+    try:
+        if Path(args.out).suffix.lower() == ".png":
+            write_mat_png(args.out, mat, args.dpi)
+            scale = args.dpi / 25.4
+            pixels = f"{round(mat.width_mm * scale)} x {round(mat.height_mm * scale)} px"
+            size = f"{size} at {args.dpi} dpi ({pixels})"
+        else:
+            write_mat_pdf(args.out, mat)
+    except OSError as error:
+        raise UserError(f"cannot write {args.out}: {error.strerror or error}") from None
+    print(
+        f"wrote {args.out}: {size}, {len(mat.markers)} ArUco markers "
+        f"({MARKER_DICTIONARY}, ids {marker_ids_text(mat)}); print at 100% scale",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _board_read(args: argparse.Namespace) -> int:
+    from companion.table.board_read import board_text, load_image, read_board
+    from companion.vision.reader import CellModel, ModelMissing
+
+    image = load_image(args.image)
+    try:
+        model = CellModel(Path(args.model)) if args.model else CellModel()
+    except ModelMissing as error:
+        raise UserError(str(error)) from None
+    result = {"image": args.image, **read_board(image, model)}
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(board_text(result))
+    return 0
 
 
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
@@ -115,9 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--out", required=True, help="where to write the record ('-' for stdout)")
     sim.set_defaults(run=_simulate)
 
-    demo = commands.add_parser("demo", help="serve the scoreboard while replaying a game at table pace")
-    demo.add_argument("--record", help="the record to replay (default: the bundled demo game)")
-    demo.add_argument("--pace", type=_seconds, default=3.0, help="seconds between events (default: 3)")
+    demo = commands.add_parser(
+        "demo",
+        help="serve the scoreboard while the simulated table is played and read by the camera pipeline",
+    )
+    demo.add_argument(
+        "--fps", type=float, default=5.0, help="camera frames per second (default: 5, table pace)"
+    )
+    demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
+    demo.add_argument("--record", help="replay this record instead of reading the simulated table")
+    demo.add_argument("--pace", type=_seconds, default=3.0, help="with --record: seconds between events")
     _add_server_options(demo, "where the demo keeps its game (default: a temporary folder)")
     demo.set_defaults(run=_demo)
 
@@ -131,6 +201,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=int, default=48, help="server threads; each open scoreboard holds one"
     )
     server.set_defaults(run=_serve)
+
+    mat = commands.add_parser("mat", help="write the printable play mat (PDF or PNG)")
+    mat.add_argument(
+        "--out",
+        type=_mat_out,
+        default="play-mat.pdf",
+        metavar="FILE",
+        help="a .pdf (vector) or .png file (default: play-mat.pdf)",
+    )
+    mat.add_argument(
+        "--dpi", type=_dpi, default=150, metavar="N", help="a PNG's resolution, 72 to 600 (default: 150)"
+    )
+    mat.set_defaults(run=_mat)
+
+    board = commands.add_parser("board", help="read a board from a photograph of the play mat")
+    board_commands = board.add_subparsers(dest="board_command", required=True, metavar="ACTION")
+    board_read = board_commands.add_parser("read", help="every tile (inline, as it lies) and meeple in IMAGE")
+    board_read.add_argument("image", metavar="IMAGE", help="a photograph or camera frame (PNG, JPEG)")
+    board_read.add_argument(
+        "--game", choices=("starwars",), default="starwars", help="the game (default: starwars)"
+    )
+    board_read.add_argument("--json", action="store_true", help="print the result as JSON")
+    board_read.add_argument("--model", help="the cell model (default: models/cells.onnx)")
+    board_read.set_defaults(run=_board_read)
     return parser
 
 

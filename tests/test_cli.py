@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.web.demo import bundled_demo_record
 
 
 def test_simulate_then_replay_gives_the_same_scores(
@@ -155,7 +156,18 @@ def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "companion", "demo", "--port", str(port), "--pace", "0.02"],
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "demo",
+            "--port",
+            str(port),
+            "--pace",
+            "0.02",
+            "--record",
+            str(bundled_demo_record()),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -186,3 +198,45 @@ def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
         if server.poll() is None:
             server.kill()
             server.wait(timeout=10)
+
+
+def test_the_camera_demo_scores_what_the_camera_reads(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "demo",
+            "--port",
+            str(port),
+            "--fps",
+            "100",
+            "--state-dir",
+            str(tmp_path),
+            "--no-mdns",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith("Table Companion demo: scoreboard on")
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        state: dict = {}
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{url}/api/state", timeout=5) as response:
+                state = json.load(response)
+            if state["events"] >= 3 and state["camera"]["view"]:
+                break
+            time.sleep(0.5)
+        assert state["events"] >= 3  # the start tile and two more, read from rendered frames
+        with urllib.request.urlopen(f"{url}/api/camera.jpg", timeout=5) as response:
+            assert response.headers["Content-Type"] == "image/jpeg" and response.read(2) == b"\xff\xd8"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

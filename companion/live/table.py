@@ -32,6 +32,11 @@ class Table:
         games = store.games()
         # A restart resumes the newest game exactly where its journal left it.
         self.live: LiveGame | None = self._open(games[0].id) if games else None
+        # What the camera says, when one feeds this table: its status, its prompts, its view.
+        self._camera_status: str | None = None
+        self._camera_prompts: list[str] = []
+        self._camera_view: bytes | None = None
+        self._camera_views = 0
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -63,6 +68,24 @@ class Table:
             self._publish()
             return step
 
+    def set_camera(self, status: str | None, prompts: list[str], view_jpeg: bytes | None = None) -> None:
+        """The camera's news for the scoreboard; publishes only when something changed."""
+        with self._lock:
+            changed = (status, prompts) != (
+                self._camera_status,
+                self._camera_prompts,
+            ) or view_jpeg is not None
+            self._camera_status, self._camera_prompts = status, list(prompts)
+            if view_jpeg is not None:
+                self._camera_view = view_jpeg
+                self._camera_views += 1
+            if changed:
+                self._publish()
+
+    def camera_view(self) -> bytes | None:
+        with self._lock:
+            return self._camera_view
+
     def _current(self) -> LiveGame:
         if self.live is None:
             raise IllegalEvent("no game is under way: start one on the setup page")
@@ -77,6 +100,12 @@ class Table:
         with self._lock:
             state = self.live.state() if self.live else {"game": None, "seq": 0, "players": [], "log": []}
         state["source"] = self.source
+        with self._lock:
+            state["prompts"] = [*state.get("prompts", []), *self._camera_prompts]
+            state["camera"] = {
+                "status": self._camera_status,
+                "view": self._camera_views if self._camera_view is not None else None,
+            }
         return state
 
     def events(self) -> list[dict[str, Any]]:

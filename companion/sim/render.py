@@ -238,7 +238,9 @@ def _draw_hand(canvas: np.ndarray, hand: Hand) -> None:
         capsule(layer, thumb_base, thumb_base - direction * 35 + across * 20, 18, offset)
         capsule(layer, palm, palm + direction * 900, 80, offset)
     if hand.holding is not None:
-        _paste_tile(canvas, hand.holding, (float(tips[0] + direction[0] * 15), float(tips[1] + direction[1] * 15)))
+        _paste_tile(
+            canvas, hand.holding, (float(tips[0] + direction[0] * 15), float(tips[1] + direction[1] * 15))
+        )
     shade = cv2.GaussianBlur(shadow_layer, (0, 0), 6).astype(np.float32)[..., None] / 255
     canvas[:] = (canvas.astype(np.float32) * (1 - 0.45 * shade)).astype(np.uint8)
     body = skin_layer.astype(np.float32)[..., None] / 255

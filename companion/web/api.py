@@ -114,6 +114,17 @@ def state() -> Response:
     return jsonify(web().table.state())
 
 
+@api.get("/camera.jpg")
+def camera_view() -> Response:
+    """The latest rectified view of the mat with the readings drawn on it."""
+    view = web().table.camera_view()
+    if view is None:
+        return problem(404, "no camera view yet: the camera has not read the mat")
+    response = Response(view, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @api.get("/csrf")
 def csrf() -> Response:
     return jsonify({"token": csrf_token(), "header": CSRF_HEADER, "pin_header": PIN_HEADER})

@@ -1,6 +1,7 @@
 """The demo table: serve the scoreboard while a recorded game is played into it at table pace.
 
-Until the simulated camera table exists, this is what ``make run`` shows. The demo keeps its
+By default the game is played on the simulated table and read by the camera pipeline, frame
+by frame (``make run``); with a record, its events are replayed instead. The demo keeps its
 games in a state directory of its own (a temporary one unless given), never in the real one.
 """
 
@@ -13,10 +14,12 @@ import threading
 from importlib import resources
 from pathlib import Path
 
+from companion.errors import UserError
 from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.record import Record, read_record, replay
 from companion.store import GameStore
+from companion.vision.reader import CellModel, ModelMissing
 from companion.web.server import serve
 
 DEMO_RECORD = "demo-starwars.jsonl"
@@ -62,6 +65,77 @@ def run_demo(
         )
     finally:
         stop.set()
+        table.store.close()
+        if not state_dir:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def play_camera(table: Table, model: CellModel, fps: float, seed: int, stop: threading.Event) -> None:
+    """The simulated table, read frame by frame by the real pipeline, into ``table``."""
+    from companion.sim.play import simulated_game
+    from companion.sim.table import SimulatedTable
+    from companion.table.links import TableLink
+    from companion.table.loop import CameraLoop
+    from companion.table.tracker import Tracker
+    from companion.vision.overlay import annotate
+    from companion.vision.watcher import Watcher
+
+    truth = simulated_game(seed)
+    simulated = SimulatedTable(truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed)
+    tracker = Tracker(TableLink(table), model.labels, simulated.dice)
+    loop = CameraLoop(Watcher(model), tracker)
+    shown = None
+    for shot in simulated.frames():
+        if stop.wait(1 / fps):
+            return
+        loop.step(shot.frame)
+        simulated.dice.queue.extend(shot.dice)
+        tracker.poll_dice()
+        prompts = tracker.open_prompts()
+        view = None
+        if loop.last is not None and loop.last is not shown and loop.last.view is not None:
+            shown = loop.last
+            assert shown.view is not None
+            engine = TableLink(table).engine()
+            tiles = list(engine.board.tiles) if engine is not None else []
+            asking = [c for p in prompts for c in p.cells]
+            view = annotate(shown.view, shown.lattice, tiles, asking)
+        table.set_camera(tracker.status, [p.message for p in prompts], view)
+    table.add({"event": "end"})  # the last tile is down: what a player does on the phone
+    print("The simulated game is over: final scores are on the scoreboard.")
+
+
+def run_camera_demo(
+    fps: float, seed: int, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
+) -> int:
+    from companion.sim.play import simulated_game
+
+    try:
+        model = CellModel()
+    except ModelMissing as error:
+        raise UserError(f"{error}; the demo reads the simulated table with it") from None
+    folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    table = Table(
+        GameStore(folder), source=f"demo: a simulated table read by the camera pipeline, {fps:g} frames/s"
+    )
+    table.start(simulated_game(seed).setup.to_json())
+    stop = threading.Event()
+    player = threading.Thread(
+        target=play_camera, args=(table, model, fps, seed, stop), daemon=True, name="camera"
+    )
+
+    def start_playing() -> None:
+        print(f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s")
+        player.start()
+
+    try:
+        return serve(
+            table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start_playing
+        )
+    finally:
+        stop.set()
+        if player.is_alive():
+            player.join(timeout=5)
         table.store.close()
         if not state_dir:
             shutil.rmtree(folder, ignore_errors=True)

@@ -44,6 +44,13 @@
     });
     document.getElementById("log").replaceChildren(...(latest.length ? latest : [el("li", "No points scored yet.", "muted")]));
     document.getElementById("source").textContent = state.source || "";
+    const camera = state.camera || {};
+    const figure = document.getElementById("camera");
+    figure.hidden = !camera.view;
+    const view = document.getElementById("camera-view");
+    const wanted = camera.view ? `/api/camera.jpg?v=${camera.view}` : "";
+    if (wanted && view.getAttribute("src") !== wanted) view.setAttribute("src", wanted);
+    document.getElementById("camera-status").textContent = camera.status || "";
     document.body.dataset.seq = String(state.seq);
   }
 

@@ -1,0 +1,85 @@
+"""Read a simulated game from its rendered frames alone: the end-to-end path of the companion.
+
+Used by the end-to-end test, the held-out suite and the benchmarks; ``make run`` runs the same
+loop against the live table instead of an in-memory game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.sim.starwars_games import SimulatedGame, simulate_game
+from companion.sim.table import MAT_BOUNDS, SimulatedTable
+from companion.table.links import EngineLink
+from companion.table.loop import CameraLoop
+from companion.table.tracker import Prompt, Tracker
+from companion.vision.reader import CellModel
+from companion.vision.watcher import Watcher
+
+
+@dataclass
+class GameRead:
+    truth: SimulatedGame
+    link: EngineLink
+    tracker: Tracker
+    frames: int
+    prompts: list[Prompt] = field(default_factory=list)  # every prompt raised along the way
+    seconds: float = 0.0
+
+    def truth_events(self) -> list[dict[str, Any]]:
+        return [self.truth.game.event_to_json(e) for e in self.truth.events]
+
+    def read_events(self) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k != "meta"} for e in self.link.events]
+
+    @property
+    def exact(self) -> bool:
+        return (
+            self.read_events() == self.truth_events() and self.link.game.scores() == self.truth.game.scores()
+        )
+
+
+def simulated_game(
+    seed: int, players: int = 3, tiles: int | None = None, meeple_chance: float = 0.6
+) -> SimulatedGame:
+    return simulate_game(players, seed, meeple_chance=meeple_chance, bounds=MAT_BOUNDS, tiles=tiles)
+
+
+def read_game(
+    truth: SimulatedGame,
+    model: CellModel,
+    style: int,
+    camera_seed: int,
+    seed: int = 0,
+    on_frame: Callable[[int], None] | None = None,
+    settled_only: bool = False,
+) -> GameRead:
+    """Play ``truth`` on the simulated table and read it back from the frames. With
+    ``settled_only`` each settled scene is one frame read directly, skipping motion."""
+    table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
+    link = EngineLink(truth.setup)
+    tracker = Tracker(link, model.labels, table.dice)
+    watcher = Watcher(model)
+    loop = CameraLoop(watcher, tracker)
+    started = time.perf_counter()
+    result = GameRead(truth, link, tracker, 0)
+    for number, shot in enumerate(table.frames()):
+        if settled_only:
+            tracker.observe(watcher.look(shot.frame))
+        else:
+            loop.step(shot.frame)
+        table.dice.queue.extend(shot.dice)
+        tracker.poll_dice()
+        for prompt in tracker.open_prompts():
+            if prompt not in result.prompts:
+                result.prompts.append(prompt)
+        result.frames = number + 1
+        if on_frame is not None:
+            on_frame(number)
+    # the last tile is down: a player says so on the phone ("end"), which scores the game
+    link.add({"event": "end"})
+    result.seconds = time.perf_counter() - started
+    return result

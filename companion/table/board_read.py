@@ -1,0 +1,98 @@
+"""``companion board read``: every tile and meeple in one photograph of the mat.
+
+Cell (0, 0) is the tile nearest the board area's centre; x grows east, y south (records.md).
+Each tile is written inline as it lies, with the model's confidence; a cell the model cannot
+name says so rather than guess.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.errors import UserError
+from companion.games.starwars.spots import feature_letter
+from companion.games.starwars.tiles import parse_tile
+from companion.vision.frames import check_frame
+from companion.vision.labels import EMPTY, FALLEN
+from companion.vision.lattice import find_lattice
+from companion.vision.reader import CellModel
+from companion.vision.rectify import Rectifier
+
+
+def load_image(path: str) -> np.ndarray:
+    if not Path(path).is_file():
+        raise UserError(f"{path}: no such file")
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise UserError(f"{path}: not an image OpenCV can read (PNG, JPEG, ...)")
+    return image
+
+
+def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:
+    """The board in ``image`` as JSON-ready data; UserError when it cannot be read at all."""
+    check = check_frame(image)
+    if not check.ok:
+        raise UserError(check.message)
+    rectifier = Rectifier()
+    located = rectifier.locate(image)
+    if located.homography is None:
+        raise UserError(located.message or "the play mat is not in view")
+    view = rectifier.rectify(image, located.homography)
+    result: dict[str, Any] = {
+        "game": "starwars",
+        "markers": list(located.markers),
+        "cells": [],
+        "meeples": [],
+    }
+    found = find_lattice(view)
+    if found is None:
+        return result
+    lattice, cells = found
+    labels = model.labels
+    for reading in model.read(view, lattice, cells):
+        index, confidence = reading.best()
+        value = labels.classes[index]
+        if value == EMPTY:
+            continue  # the felt test saw something, the model sees bare felt: a shadow, a die
+        at = [reading.cell[0], reading.cell[1]]
+        tile = parse_tile(value) if isinstance(value, dict) else None
+        result["cells"].append(
+            {
+                "at": at,
+                "tile": value if tile is not None else None,
+                "reading": "tile" if tile else value,
+                "confidence": round(confidence, 4),
+            }
+        )
+        for spot in reading.meeples():
+            fallen = spot.label == FALLEN
+            colour, size = (None, None) if fallen else spot.label.split("/")
+            result["meeples"].append(
+                {
+                    "at": at,
+                    "spot": spot.spot,
+                    "feature": feature_letter(tile, spot.spot) if tile is not None else None,
+                    "color": colour,
+                    "size": size,
+                    "fallen": fallen,
+                    "confidence": round(spot.confidence, 4),
+                }
+            )
+    return result
+
+
+def board_text(result: dict[str, Any]) -> str:
+    lines = [f"{len(result['cells'])} tiles, {len(result['meeples'])} meeples"]
+    for cell in result["cells"]:
+        tile = parse_tile(cell["tile"]).describe() if cell["tile"] else f"({cell['reading']})"
+        lines.append(f"  {cell['at']}: {tile}  [{cell['confidence']:.0%}]")
+    for meeple in result["meeples"]:
+        what = "fallen meeple" if meeple["fallen"] else f"{meeple['color']} {meeple['size']} meeple"
+        lines.append(
+            f"  {meeple['at']}: {what} on {meeple['feature'] or meeple['spot']}  [{meeple['confidence']:.0%}]"
+        )
+    return "\n".join(lines) + "\n"

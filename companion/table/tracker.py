@@ -1,0 +1,293 @@
+"""The tracker: what the camera saw -> record events, or a prompt for a person.
+
+It reads the game only through the engine's questions (whose turn, what is legal, which meeples
+stand where) and changes it only through record events, so a correction made on a phone is
+simply the state it reads next. It never scores a guess: a reading that is not sure, not
+allowed, or not alone becomes a prompt and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from companion.games.base import Cell, IllegalEvent
+from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.spots import feature_letter
+from companion.games.starwars.tiles import SIDES, Tile, parse_tile
+from companion.vision.labels import EMPTY, FALLEN, UNKNOWN, TileLabels
+from companion.vision.reader import CellReading
+from companion.vision.watcher import Observation
+
+ACCEPT = 0.9  # below this a reading goes to a person
+DOMINANT = 0.5  # a reading this likely is what the camera sees, allowed or not
+
+
+@dataclass(frozen=True)
+class Prompt:
+    code: str  # e.g. "unsure-tile", "illegal-tile", "two-tiles", "fallen-meeple"
+    message: str  # for the people at the table
+    cells: tuple[Cell, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "cells": [list(c) for c in self.cells]}
+
+
+class GameLink(Protocol):
+    """The game the tracker feeds: the live table in the companion, a plain engine in tests."""
+
+    def engine(self) -> StarWarsGame | None: ...
+
+    def add(self, event: dict[str, Any]) -> None: ...
+
+
+class DiceSource(Protocol):
+    """Where battle dice come from: the trays (issue 6), or the simulated table."""
+
+    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]: ...
+
+
+def _at(cell: Cell) -> list[int]:
+    return [cell[0], cell[1]]
+
+
+class Tracker:
+    def __init__(
+        self,
+        link: GameLink,
+        labels: TileLabels,
+        dice: DiceSource | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.link = link
+        self.labels = labels
+        # each tile class as a tile, once
+        self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
+        self.dice = dice
+        self.on_change = on_change
+        self.prompts: dict[tuple[str, tuple[Cell, ...]], Prompt] = {}
+        self.status: str | None = None
+        self.events: list[dict[str, Any]] = []  # what this tracker added, in order
+
+    # --- what the table sees -------------------------------------------------------------------
+
+    def open_prompts(self) -> list[Prompt]:
+        return list(self.prompts.values())
+
+    def observe(self, observation: Observation) -> list[dict[str, Any]]:
+        """Turn one observation into events; returns the events added."""
+        added: list[dict[str, Any]] = []
+        if observation.problem is not None:
+            self.status = observation.message
+            self._changed()
+            return added
+        self.status = observation.message
+        engine = self.link.engine()
+        if engine is None:
+            self.status = "no game is under way: start one on the setup page"
+            self._changed()
+            return added
+        readings = {r.cell: r for r in observation.readings}
+        for key in [k for k in self.prompts if any(c in readings for c in k[1])]:
+            del self.prompts[key]
+        new_tiles = [
+            r for r in readings.values() if r.cell not in engine.board.tiles and not self._is_empty(r)
+        ]
+        if len(new_tiles) > 1:
+            cells = tuple(sorted(r.cell for r in new_tiles))
+            self._prompt(
+                "two-tiles",
+                f"{len(cells)} new tiles at once ({', '.join(str(list(c)) for c in cells)}): "
+                "lay one tile per turn, or enter them on the phone",
+                cells,
+            )
+        elif new_tiles:
+            added += self._new_tile(engine, new_tiles[0])
+        engine = self.link.engine()
+        assert engine is not None
+        for reading in readings.values():
+            tile = engine.board.tiles.get(reading.cell)
+            if tile is None:
+                continue
+            best, confidence = reading.best()
+            if self.labels.classes[best] == EMPTY and confidence >= ACCEPT:
+                self._prompt(
+                    "tile-gone", f"the tile at {_at(reading.cell)} has gone: put it back", (reading.cell,)
+                )
+        if not any(p.code == "two-tiles" for p in self.prompts.values()):
+            added += self._meeples(readings)
+        added += self.poll_dice()
+        self._changed()
+        return added
+
+    def poll_dice(self) -> list[dict[str, Any]]:
+        engine = self.link.engine()
+        added: list[dict[str, Any]] = []
+        while self.dice is not None and engine is not None and engine.pending_battle() is not None:
+            rolls = self.dice.poll(engine)
+            if not rolls:
+                break
+            for roll in rolls:
+                if not self._add(roll, ()):
+                    return added
+                added.append(roll)
+            engine = self.link.engine()
+        return added
+
+    # --- tiles ---------------------------------------------------------------------------------
+
+    def _is_empty(self, reading: CellReading) -> bool:
+        best, confidence = reading.best()
+        return self.labels.classes[best] == EMPTY and confidence >= DOMINANT
+
+    def _new_tile(self, engine: StarWarsGame, reading: CellReading) -> list[dict[str, Any]]:
+        cell = reading.cell
+        where = _at(cell)
+        probs = reading.tile_probs
+        unknown = float(probs[self.labels.index_of(UNKNOWN)])
+        start = engine.phase is Phase.START
+        if start and cell != (0, 0):
+            self._prompt("start-tile", "the start tile should be the first tile on the mat", (cell,))
+            return []
+        legal: list[tuple[float, Tile]] = []
+        illegal: list[tuple[float, Tile]] = []
+        for index, p in enumerate(probs):
+            lying = self._lyings[index]
+            if lying is None:
+                continue
+            fits = start or engine.board.fit_error(cell, lying) is None
+            (legal if fits else illegal).append((float(p), lying))
+        best_legal = max(legal, key=lambda x: x[0], default=(0.0, None))
+        best_illegal = max(illegal, key=lambda x: x[0], default=(0.0, None))
+        if unknown >= DOMINANT:
+            self._prompt(
+                "unknown-tile",
+                f"the tile at {where} is not one the companion knows: enter it on the phone",
+                (cell,),
+            )
+            return []
+        if best_legal[1] is not None and best_legal[0] >= ACCEPT:
+            return self._emit_tile(engine, cell, best_legal[1], best_legal[0])
+        if best_illegal[1] is not None and best_illegal[0] >= DOMINANT:
+            self._prompt(
+                "illegal-tile",
+                f"the tile at {where} ({best_illegal[1].describe()}) does not fit its neighbours: "
+                "check it, or fix it on the phone",
+                (cell,),
+            )
+            return []
+        guess = best_legal[1] or best_illegal[1]
+        shown = guess.describe() if guess is not None else "?"
+        self._prompt(
+            "unsure-tile",
+            f"not sure about the tile at {where} (perhaps {shown}, {best_legal[0]:.0%}): "
+            "straighten it or enter it on the phone",
+            (cell,),
+        )
+        return []
+
+    def _emit_tile(
+        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float
+    ) -> list[dict[str, Any]]:
+        player = None if engine.phase is Phase.START else engine.next_player
+        event = {
+            "event": "tile",
+            "player": player,
+            "at": _at(cell),
+            "tile": tile.to_json(),
+            "meta": {"source": "camera", "confidence": round(confidence, 4)},
+        }
+        return [event] if self._add(event, (cell,)) else []
+
+    # --- meeples -------------------------------------------------------------------------------
+
+    def _meeples(self, readings: dict[Cell, CellReading]) -> list[dict[str, Any]]:
+        engine = self.link.engine()
+        assert engine is not None
+        colour_of = {p.name: p.color for p in engine.players}
+        player_of = {p.color: p.name for p in engine.players}
+        standing: dict[Cell, list[tuple[str, str, int]]] = {}
+        for meeple in engine.meeples_on_board():
+            standing.setdefault(meeple.cell, []).append(
+                (colour_of[meeple.player], meeple.size, meeple.feature_index)
+            )
+        new: list[tuple[Cell, str, str, str, float]] = []  # cell, colour, size, feature, confidence
+        for cell, reading in readings.items():
+            tile = engine.board.tiles.get(cell)
+            if tile is None:
+                continue
+            expected = list(standing.get(cell, []))
+            for spot in reading.meeples():
+                if spot.label == FALLEN:
+                    self._prompt(
+                        "fallen-meeple",
+                        f"a meeple has fallen over on the tile at {_at(cell)}: stand it up",
+                        (cell,),
+                    )
+                    continue
+                colour, size = spot.label.split("/")
+                letter = feature_letter(tile, spot.spot)
+                if spot.confidence < ACCEPT or letter is None:
+                    self._prompt(
+                        "unsure-meeple",
+                        f"not sure about a meeple on the tile at {_at(cell)}: "
+                        "check it or enter it on the phone",
+                        (cell,),
+                    )
+                    continue
+                index = tile.planet_index if letter == "planet" else tile.side_feature[SIDES.index(letter)]
+                match = next((e for e in expected if e == (colour, size, index)), None)
+                if match is not None:
+                    expected.remove(match)
+                else:
+                    new.append((cell, colour, size, letter, spot.confidence))
+            for colour, _, _ in expected:
+                self._prompt(
+                    "missing-meeple",
+                    f"the {colour} meeple on the tile at {_at(cell)} is not where it was: put it back, "
+                    "or fix it on the phone",
+                    (cell,),
+                )
+        if len(new) > 1:
+            cells = tuple(sorted({n[0] for n in new}))
+            self._prompt(
+                "two-meeples", "more than one new meeple: a player places one meeple per turn", cells
+            )
+            return []
+        if not new:
+            return []
+        cell, colour, size, letter, confidence = new[0]
+        player = player_of.get(colour)
+        if player is None:
+            self._prompt("meeple-colour", f"a {colour} meeple appeared, but nobody plays {colour}", (cell,))
+            return []
+        event = {
+            "event": "meeple",
+            "player": player,
+            "at": _at(cell),
+            "feature": letter,
+            "size": size,
+            "meta": {"source": "camera", "confidence": round(confidence, 4)},
+        }
+        return [event] if self._add(event, (cell,)) else []
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    def _add(self, event: dict[str, Any], cells: tuple[Cell, ...]) -> bool:
+        try:
+            self.link.add(event)
+        except IllegalEvent as error:
+            self._prompt(
+                "not-allowed", f"the camera saw something the rules do not allow: {error.reason}", cells
+            )
+            return False
+        self.events.append(event)
+        return True
+
+    def _prompt(self, code: str, message: str, cells: tuple[Cell, ...]) -> None:
+        self.prompts[(code, cells)] = Prompt(code, message, cells)
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()

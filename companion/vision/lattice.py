@@ -1,0 +1,118 @@
+"""The tile lattice in the rectified view: where each cell is, and which cells hold a tile.
+
+Tiles are laid by hand, so they sit a few millimetres off a perfect grid; the reader works on
+a window larger than a tile (``CROP_PX``) centred on each cell, and the models were trained on
+tiles lying that way. The lattice's phase is found from the tiles themselves: the offset that
+makes every cell either clearly felt or clearly tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.games.base import Cell
+from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX, MatSpec
+
+FELT_DISTANCE = 28.0  # Lab distance beyond which a pixel is not the mat's felt
+TILE_FRACTION = 0.5  # a cell more than half covered holds a tile
+
+
+@dataclass(frozen=True)
+class Lattice:
+    origin_px: tuple[float, float]  # centre of cell (0, 0) in the rectified view
+
+    def centre(self, cell: Cell) -> tuple[float, float]:
+        return (self.origin_px[0] + cell[0] * TILE_PX, self.origin_px[1] + cell[1] * TILE_PX)
+
+    def cell_at(self, x: float, y: float) -> Cell:
+        return (round((x - self.origin_px[0]) / TILE_PX), round((y - self.origin_px[1]) / TILE_PX))
+
+    def board_cells(self, mat: MatSpec = STANDARD_MAT, slack: float = 0.25) -> list[Cell]:
+        """Every cell whose tile would lie on the board area (``slack``: tiles may overhang)."""
+        b = mat.board
+        left, top = b.x_mm * PX_PER_MM, b.y_mm * PX_PER_MM
+        right, bottom = (b.x_mm + b.w_mm) * PX_PER_MM, (b.y_mm + b.h_mm) * PX_PER_MM
+        half = TILE_PX * (0.5 - slack)
+        ox, oy = self.origin_px
+        xs = range(
+            int(np.ceil((left + half - ox) / TILE_PX)), int(np.floor((right - half - ox) / TILE_PX)) + 1
+        )
+        ys = range(
+            int(np.ceil((top + half - oy) / TILE_PX)), int(np.floor((bottom - half - oy) / TILE_PX)) + 1
+        )
+        return [(x, y) for y in ys for x in xs]
+
+
+def crop(view: np.ndarray, centre: tuple[float, float]) -> np.ndarray:
+    """The window read for one cell (sub-pixel centre; edges of the view repeat outwards)."""
+    return cv2.getRectSubPix(view, (CROP_PX, CROP_PX), (float(centre[0]), float(centre[1])))
+
+
+def crops(view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> np.ndarray:
+    if not cells:
+        return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8)
+    return np.stack([crop(view, lattice.centre(cell)) for cell in cells])
+
+
+def felt_colour(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
+    """The felt's colour in this view (Lab), from the strips between the markers and the board."""
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB)
+    b = mat.board
+    s = PX_PER_MM
+    strips = [
+        lab[round(8 * s) : round((b.y_mm - 4) * s), round(60 * s) : round(400 * s)],
+        lab[
+            round((b.y_mm + b.h_mm + 4) * s) : round((mat.height_mm - 8) * s), round(60 * s) : round(400 * s)
+        ],
+        lab[round(60 * s) : round(250 * s), round(8 * s) : round((b.x_mm - 4) * s)],
+    ]
+    pixels = np.concatenate([strip.reshape(-1, 3) for strip in strips if strip.size])
+    colour: np.ndarray = np.median(pixels, axis=0).astype(np.float32)
+    return colour
+
+
+def tile_mask(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
+    """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized)."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(view, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    distance = np.linalg.norm(lab - felt_colour(view, mat), axis=2)
+    mask = (distance > FELT_DISTANCE).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    return mask.astype(np.float32)
+
+
+def find_lattice(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[Lattice, list[Cell]] | None:
+    """The lattice of the tiles in view, cell (0, 0) being the tile nearest the board's centre,
+    and the cells that hold tiles. None when no tile lies on the board."""
+    mask = tile_mask(view, mat)
+    b = mat.board
+    s = PX_PER_MM
+    # only the board area: the markers' white quiet zones and the tray are not felt either
+    x0, y0 = max(0, round(b.x_mm * s)), max(0, round(b.y_mm * s))
+    x1 = min(view.shape[1], round((b.x_mm + b.w_mm) * s))
+    y1 = min(view.shape[0], round((b.y_mm + b.h_mm) * s))
+    area = mask[y0:y1, x0:x1]
+    integral = cv2.integral(area, sdepth=cv2.CV_64F)
+    nx, ny = (x1 - x0) // TILE_PX - 1, (y1 - y0) // TILE_PX - 1
+    phases = np.arange(TILE_PX)
+    xs = phases[:, None] + TILE_PX * np.arange(nx + 1)[None, :]  # (phase, edge)
+    ys = phases[:, None] + TILE_PX * np.arange(ny + 1)[None, :]
+    corner = integral[ys[:, None, :, None], xs[None, :, None, :]]  # (py, px, ey, ex)
+    sums = corner[:, :, 1:, 1:] - corner[:, :, :-1, 1:] - corner[:, :, 1:, :-1] + corner[:, :, :-1, :-1]
+    fraction = sums / (TILE_PX * TILE_PX)
+    doubt = np.minimum(fraction, 1 - fraction).sum(axis=(2, 3))
+    py, px = np.unravel_index(int(np.argmin(doubt)), doubt.shape)
+    best = fraction[py, px]
+    filled = np.argwhere(best > TILE_FRACTION)  # (row, column) of cells holding a tile
+    if len(filled) == 0:
+        return None
+    centres = np.stack(
+        [x0 + px + (filled[:, 1] + 0.5) * TILE_PX, y0 + py + (filled[:, 0] + 0.5) * TILE_PX], axis=1
+    ).astype(np.float64)
+    board_centre = np.array(mat.board.centre) * s
+    nearest = centres[int(np.argmin(np.linalg.norm(centres - board_centre, axis=1)))]
+    lattice = Lattice((float(nearest[0]), float(nearest[1])))
+    cells = sorted((lattice.cell_at(x, y) for x, y in centres), key=lambda c: (c[1], c[0]))
+    return lattice, cells

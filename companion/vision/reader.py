@@ -1,0 +1,87 @@
+"""Read cells of the rectified view with the cell model (onnxruntime): tile class and meeples.
+
+Readings are probabilities, never decisions: which reading the rules allow, and whether it is
+sure enough to score, is the tracker's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from companion.games.base import Cell
+from companion.vision.labels import MEEPLE_CLASSES, TileLabels
+from companion.vision.lattice import Lattice, crops
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL = MODELS / "cells.onnx"
+
+
+@dataclass(frozen=True)
+class SpotReading:
+    spot: str
+    label: str  # one of MEEPLE_CLASSES
+    confidence: float
+
+
+@dataclass(frozen=True)
+class CellReading:
+    cell: Cell
+    tile_probs: np.ndarray  # over the model's tile classes
+    spots: tuple[SpotReading, ...]  # the likeliest meeple class at each spot
+    embedding: np.ndarray
+
+    def best(self) -> tuple[int, float]:
+        index = int(np.argmax(self.tile_probs))
+        return index, float(self.tile_probs[index])
+
+    def meeples(self) -> list[SpotReading]:
+        """The spots where something stands (a meeple or a fallen one)."""
+        return [s for s in self.spots if s.label != MEEPLE_CLASSES[0]]
+
+
+class ModelMissing(RuntimeError):
+    pass
+
+
+class CellModel:
+    """The cell model, loaded once; one onnxruntime thread by default, as on the Pi's busy core."""
+
+    def __init__(self, path: Path = DEFAULT_MODEL, threads: int = 1) -> None:
+        labels_path = path.with_suffix(".labels.json")
+        if not path.is_file() or not labels_path.is_file():
+            raise ModelMissing(f"the cell model is missing: {path} and {labels_path.name} must both exist")
+        self.labels = TileLabels.load(labels_path)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.path = path
+
+    def run(self, windows: np.ndarray, batch: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tile probabilities (N, classes), meeple probabilities (N, spots, 12), embeddings (N, D)."""
+        outputs: list[list[np.ndarray]] = [[], [], []]
+        for start in range(0, len(windows), batch):
+            chunk = windows[start : start + batch].astype(np.float32)
+            for sink, value in zip(outputs, self._session.run(None, {"crops": chunk}), strict=True):
+                sink.append(value)
+        if not outputs[0]:
+            classes, spots = len(self.labels.classes), len(self.labels.spots)
+            return np.zeros((0, classes)), np.zeros((0, spots, len(MEEPLE_CLASSES))), np.zeros((0, 0))
+        return tuple(np.concatenate(parts) for parts in outputs)  # type: ignore[return-value]
+
+    def read(self, view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> list[CellReading]:
+        tile_probs, meeple_probs, embeddings = self.run(crops(view, lattice, cells))
+        readings = []
+        for k, cell in enumerate(cells):
+            best = meeple_probs[k].argmax(axis=1)
+            spots = tuple(
+                SpotReading(spot, MEEPLE_CLASSES[int(best[i])], float(meeple_probs[k, i, best[i]]))
+                for i, spot in enumerate(self.labels.spots)
+            )
+            readings.append(CellReading(cell, tile_probs[k], spots, embeddings[k]))
+        return readings

@@ -1,0 +1,125 @@
+"""The camera pipeline: frames in, observations of what changed on the mat out.
+
+Each frame is checked (black, overexposed, noisy, torn, frozen), motion is followed, and only
+when the scene has settled is the frame rectified, compared cell by cell with the last settled
+view, and the cells that changed read by the model. Knows no rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.games.base import Cell
+from companion.vision.frames import FrozenDetector, check_frame
+from companion.vision.lattice import Lattice, find_lattice
+from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
+from companion.vision.motion import SettleDetector
+from companion.vision.reader import CellModel, CellReading
+from companion.vision.rectify import Rectifier
+
+CHANGE_LEVEL = 30  # grey levels: a pixel that changed by more than light and noise do
+CHANGE_FRACTION = 0.03  # of a tile's pixels: a small meeple covers about 6 %
+
+
+@dataclass
+class Observation:
+    """What one settled frame showed, or why it could not be read."""
+
+    readings: list[CellReading] = field(default_factory=list)  # the cells that changed
+    view: np.ndarray | None = None  # the rectified mat
+    lattice: Lattice | None = None
+    problem: str | None = None  # a short code when the frame could not be read
+    message: str | None = None  # for a person
+
+
+class Watcher:
+    def __init__(self, model: CellModel, mat: MatSpec = STANDARD_MAT, fps: float = 10.0) -> None:
+        self.model = model
+        self.mat = mat
+        self.rectifier = Rectifier(mat)
+        self.motion = SettleDetector()
+        self.frozen = FrozenDetector(fps=fps)
+        self.lattice: Lattice | None = None
+        self.reference: np.ndarray | None = None  # the last settled rectified view
+        self.last_view: np.ndarray | None = None
+
+    def feed(self, frame: object) -> Observation | None:
+        """One camera frame. Returns an observation when the scene has just settled (or a frame
+        problem to show), None while things move or nothing new happened."""
+        check = check_frame(frame)  # type: ignore[arg-type]
+        if not check.ok:
+            self.motion.reset()
+            return Observation(problem=check.problem, message=check.message)
+        assert isinstance(frame, np.ndarray)
+        if self.frozen.update(frame):
+            return Observation(
+                problem="frozen", message="The camera picture has stopped changing: is it frozen?"
+            )
+        state = self.motion.update(frame)
+        if not state.settled:
+            return None
+        return self.look(frame)
+
+    def look(self, frame: np.ndarray) -> Observation:
+        """Read a settled frame: rectify it and read every cell that changed since the last one."""
+        located = self.rectifier.locate(frame)
+        if located.homography is None:
+            return Observation(problem="no-mat", message=located.message)
+        view = self.rectifier.rectify(frame, located.homography)
+        self.last_view = view
+        if self.lattice is None:
+            found = find_lattice(view, self.mat)
+            if found is None:
+                self.reference = view
+                return Observation(view=view, message=located.message)
+            lattice, cells = found
+            readings = [
+                r
+                for r in self.model.read(view, lattice, cells)
+                if self.model.labels.is_tile_like(r.best()[0])
+            ]
+            if not readings:  # a shadow or a stray object on the felt, no tile
+                self.reference = view
+                return Observation(view=view, message=located.message)
+            self.lattice = lattice
+            self.reference = view
+            return Observation(readings, view, lattice, message=located.message)
+        else:
+            cells = self.changed_cells(view)
+        readings = self.model.read(view, self.lattice, cells)
+        self.reference = view
+        return Observation(readings, view, self.lattice, message=located.message)
+
+    def changed_cells(self, view: np.ndarray) -> list[Cell]:
+        assert self.lattice is not None
+        cells = self.lattice.board_cells(self.mat)
+        if self.reference is None:
+            return cells
+        before = cv2.GaussianBlur(cv2.cvtColor(self.reference, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+        after = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+        diff = cv2.absdiff(before, after).astype(np.int16)
+        diff -= int(np.median(diff))  # the light as a whole may have changed a little
+        changed = (diff > CHANGE_LEVEL).astype(np.uint8)
+        integral = cv2.integral(changed)
+        half = TILE_PX // 2
+        found = []
+        height, width = changed.shape
+        for cell in cells:
+            x, y = self.lattice.centre(cell)
+            x0, y0 = max(0, round(x) - half), max(0, round(y) - half)
+            x1, y1 = min(width, round(x) + half), min(height, round(y) + half)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            count = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+            if count > CHANGE_FRACTION * TILE_PX * TILE_PX:
+                found.append(cell)
+        return found
+
+    def reread(self, cells: list[Cell]) -> list[CellReading]:
+        """Read cells again on the last view (after a correction, say)."""
+        if self.last_view is None or self.lattice is None:
+            return []
+        return self.model.read(self.last_view, self.lattice, cells)

@@ -1,0 +1,216 @@
+"""Training and test data for the cell model, drawn by the simulated table.
+
+Each sample is one rendered camera frame of a board of random tiles and meeples, rectified by
+the companion's own rectifier; every cell becomes a crop with its labels. Art styles, cameras
+and seeds come from disjoint ranges for training and for the held-out suite.
+
+    python -m models.cell_data --frames 600 --out build/cells-train.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
+from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, SIDES, Feature, Tile
+from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
+from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, UNKNOWN, TileLabels, meeple_class
+from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT
+from companion.vision.rectify import Rectifier
+
+# Disjoint seed ranges: what trains never tests.
+TRAIN_STYLES = range(0, 400)
+HELD_OUT_STYLES = range(10_000, 10_100)
+TRAIN_CAMERAS = range(0, 100_000)
+HELD_OUT_CAMERAS = range(500_000, 600_000)
+MARGIN = 4  # extra pixels round each crop, so training can shift it
+FACTION_LIST = ("rebels", "empire", "bounty")
+
+
+def tile_classes() -> list[Tile]:
+    """Every way a catalog tile can lie, once, in a stable order."""
+    seen: dict[str, Tile] = {}
+    for entry in load_catalog().tiles:
+        for _, lying in entry.tile.distinct_rotations():
+            seen.setdefault(repr(lying.to_json()), lying)
+    return [seen[key] for key in sorted(seen)]
+
+
+def labels() -> TileLabels:
+    return TileLabels((*[t.to_json() for t in tile_classes()], EMPTY, UNKNOWN), SPOTS)
+
+
+def random_unknown_tile(rng: random.Random, known: set[Tile]) -> Tile:
+    """A well-formed tile that is not in the catalog: stands in for a tile we never saw."""
+    while True:
+        kinds = [rng.choice((None, ROUTE, ASTEROID)) for _ in range(4)]
+        features: list[Feature] = []
+        asteroid = [s for s in range(4) if kinds[s] == ASTEROID]
+        if asteroid:
+            if rng.random() < 0.5:
+                features.append(Feature(ASTEROID, tuple(asteroid)))
+            else:
+                features += [Feature(ASTEROID, (s,)) for s in asteroid]
+        routes = [s for s in range(4) if kinds[s] == ROUTE]
+        planet = rng.random() < 0.3
+        if len(routes) == 2 and not planet and rng.random() < 0.6:
+            features.append(Feature(ROUTE, tuple(routes)))
+        else:
+            features += [Feature(ROUTE, (s,)) for s in routes]
+        if planet:
+            features.append(Feature(PLANET, (), (rng.choice(FACTION_LIST),)))
+        features = [
+            Feature(f.kind, f.sides, (rng.choice(FACTION_LIST),))
+            if f.kind != PLANET and rng.random() < 0.2
+            else f
+            for f in features
+        ]
+        tile = Tile(tuple(features))
+        if tile.features and tile not in known:
+            return tile
+
+
+def _meeple_spots(tile: Tile) -> list[str]:
+    spots = [SIDES[s] for s in range(4) if tile.side_feature[s] >= 0]
+    if tile.planet_index is not None:
+        spots += list(PLANET_SPOTS)
+    return spots
+
+
+def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One rendered frame's crops (N, CROP+2*MARGIN, same, 3), tile labels (N,), meeple labels (N, 6)."""
+    rng = random.Random(f"cells-{held_out}-{seed}")
+    classes = tile_classes()
+    known = set(classes)
+    label_set = labels()
+    empty, unknown = label_set.index_of(EMPTY), label_set.index_of(UNKNOWN)
+    styles = HELD_OUT_STYLES if held_out else TRAIN_STYLES
+    cameras = HELD_OUT_CAMERAS if held_out else TRAIN_CAMERAS
+    # two frames per art style: the second reuses the first's drawn tiles (a box is one style)
+    style = styles[(seed // 2) % len(styles)]
+    renderer = Renderer(Camera.from_seed(rng.choice(cameras), harsh=rng.random() < 0.15))
+    board = STANDARD_MAT.board
+    origin = (board.centre[0] + rng.uniform(-10, 10), board.centre[1] + rng.uniform(-10, 10))
+    scene = Scene(origin)
+    density = rng.uniform(0.4, 0.9)
+    tile_label: dict[tuple[int, int], int] = {}
+    meeple_label: dict[tuple[int, int], list[int]] = {}
+    for y in range(-5, 6):
+        for x in range(-7, 8):
+            if rng.random() > density:
+                tile_label[(x, y)] = empty
+                continue
+            if rng.random() < 0.08:
+                tile, index = random_unknown_tile(rng, known), unknown
+            else:
+                index = rng.randrange(len(classes))
+                tile = classes[index]
+            scene.tiles[(x, y)] = PlacedTile(
+                tile,
+                style,
+                rng.randrange(3),
+                (rng.uniform(-2.5, 2.5), rng.uniform(-2.5, 2.5)),
+                rng.uniform(-3.5, 3.5),
+            )
+            tile_label[(x, y)] = index
+            spots = [0] * len(SPOTS)
+            free = _meeple_spots(tile)
+            count = rng.choices((0, 1, 2), (0.6, 0.32, 0.08))[0]
+            for spot in rng.sample(free, min(count, len(free))):
+                if spot in PLANET_SPOTS and any(spots[SPOTS.index(p)] for p in PLANET_SPOTS):
+                    continue
+                fallen = rng.random() < 0.05
+                colour = rng.choice(("red", "green", "black", "white", "orange"))
+                size = rng.choice(("small", "large"))
+                spots[SPOTS.index(spot)] = (
+                    MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
+                )
+                scene.meeples.append(
+                    PlacedMeeple(
+                        (x, y),
+                        spot,
+                        colour,
+                        size,
+                        fallen,
+                        (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)),
+                        rng.uniform(-25, 25),
+                    )
+                )
+            meeple_label[(x, y)] = spots
+    frame = renderer.render(scene, rng.randrange(1 << 30))
+    rectifier = Rectifier()
+    view = rectifier.locate(frame)
+    if view.homography is None:
+        return np.zeros((0, 1, 1, 3), np.uint8), np.zeros(0, np.int64), np.zeros((0, len(SPOTS)), np.int64)
+    rectified = rectifier.rectify(frame, view.homography)
+    # the live lattice is found from the tiles; allow for its error
+    ox = origin[0] * PX_PER_MM + rng.uniform(-1.5, 1.5)
+    oy = origin[1] * PX_PER_MM + rng.uniform(-1.5, 1.5)
+    crops, tiles, meeples = [], [], []
+    size = CROP_PX + 2 * MARGIN
+    for (x, y), index in tile_label.items():
+        if index == empty and rng.random() > 0.12:
+            continue
+        centre = (ox + x * 48 + rng.uniform(-1, 1), oy + y * 48 + rng.uniform(-1, 1))
+        window = _crop_sized(rectified, centre, size)
+        crops.append(window)
+        tiles.append(index)
+        meeples.append(meeple_label.get((x, y), [0] * len(SPOTS)))
+    return np.stack(crops), np.array(tiles, np.int64), np.array(meeples, np.int64)
+
+
+def _crop_sized(view: np.ndarray, centre: tuple[float, float], size: int) -> np.ndarray:
+    import cv2
+
+    return cv2.getRectSubPix(view, (size, size), centre)
+
+
+def _job(args: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return board_sample(*args)
+
+
+def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+    parts = []
+    started = time.monotonic()
+    jobs = [(seed, held_out) for seed in range(first_seed, first_seed + frames)]
+    with ProcessPoolExecutor(workers) as pool:
+        for done, part in enumerate(pool.map(_job, jobs, chunksize=2), start=1):
+            if len(part[0]):
+                parts.append(part)
+            if done % 25 == 0 or done == frames:
+                rate = done / (time.monotonic() - started)
+                print(f"  {done}/{frames} frames ({rate:.1f}/s)", file=sys.stderr, flush=True)
+    return {
+        "crops": np.concatenate([p[0] for p in parts]),
+        "tiles": np.concatenate([p[1] for p in parts]),
+        "meeples": np.concatenate([p[2] for p in parts]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--frames", type=int, default=600)
+    parser.add_argument("--held-out", action="store_true", help="draw from the held-out styles and cameras")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    data = generate(args.frames, args.held_out, args.workers, args.first_seed)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, **data)
+    print(f"wrote {args.out}: {len(data['tiles'])} crops", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""Train the cell model (tile structure and rotation, meeples by spot) and export it to ONNX.
+
+Needs the optional ``train`` extra (torch); the companion itself only runs the exported file
+with onnxruntime.
+
+    python -m models.cell_data --frames 700 --out build/cells-train.npz
+    python -m models.cell_data --frames 120 --held-out --out build/cells-heldout.npz
+    python -m models.train_cells --data build/cells-train.npz --test build/cells-heldout.npz
+
+Writes models/cells.onnx and models/cells.labels.json. Same seed, same data, same machine:
+same weights (torch's CPU kernels are deterministic with one thread pool as set below).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from companion.games.starwars.spots import SPOTS
+from companion.games.starwars.tiles import Tile, parse_tile
+from companion.vision.labels import MEEPLE_CLASSES
+from companion.vision.mat import CROP_PX
+from models.cell_data import MARGIN, labels
+
+HERE = Path(__file__).resolve().parent
+EMBEDDING = 128
+
+
+def _block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+class CellNet(nn.Module):
+    """A small CNN for one 64x64 cell window (BGR, 0..255): tile class, meeples per spot, and an
+    embedding of the tile's look (for enrolling new tile art later)."""
+
+    def __init__(self, tile_classes: int, spots: int = len(SPOTS), meeple_classes: int = len(MEEPLE_CLASSES)):
+        super().__init__()
+        self.spots, self.meeple_classes = spots, meeple_classes
+        self.features = nn.Sequential(
+            _block(3, 16),
+            nn.MaxPool2d(2),  # 32
+            _block(16, 32),
+            _block(32, 32),
+            nn.MaxPool2d(2),  # 16
+            _block(32, 64),
+            _block(64, 64),
+            nn.MaxPool2d(2),  # 8
+            _block(64, 96),
+            nn.MaxPool2d(2),  # 4: keeps where things are, which the tile's rotation depends on
+        )
+        self.embed = nn.Sequential(nn.Flatten(), nn.Linear(96 * 16, EMBEDDING), nn.ReLU(inplace=True))
+        self.tile_head = nn.Linear(EMBEDDING, tile_classes)
+        self.meeple_head = nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(96 * 16, 128),
+            nn.ReLU(inplace=True),
+            nn.Linear(128, spots * meeple_classes),
+        )
+
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        x = crops / 255.0 - 0.5
+        h = self.features(x)
+        embedding = self.embed(h)
+        tile_logits = self.tile_head(embedding)
+        meeple_logits = self.meeple_head(h).view(-1, self.spots, self.meeple_classes)
+        return tile_logits, meeple_logits, embedding
+
+
+class Exported(nn.Module):
+    """What ships: probabilities rather than logits, NHWC uint8-range input as OpenCV gives it."""
+
+    def __init__(self, net: CellNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        tile_logits, meeple_logits, embedding = self.net(crops.permute(0, 3, 1, 2))
+        return F.softmax(tile_logits, dim=1), F.softmax(meeple_logits, dim=2), F.normalize(embedding, dim=1)
+
+
+def rotation_table(classes: list[str | dict]) -> np.ndarray:
+    """For each class and quarter turn (clockwise), the class of the tile turned that way."""
+    tiles: dict[int, Tile] = {}
+    index_of: dict[Tile, int] = {}
+    for i, c in enumerate(classes):
+        if isinstance(c, dict):
+            tile = parse_tile(c)
+            tiles[i] = tile
+            index_of[tile] = i
+    table = np.zeros((len(classes), 4), np.int64)
+    for i in range(len(classes)):
+        for q in range(4):
+            table[i, q] = index_of[tiles[i].rotated(q)] if i in tiles else i
+    return table
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Shift within the margin, change light, colour and noise: the camera's variety."""
+    n = len(batch)
+    out = np.empty((n, CROP_PX, CROP_PX, 3), np.float32)
+    shifts = rng.integers(0, 2 * MARGIN + 1, (n, 2))
+    for k in range(n):
+        dy, dx = shifts[k]
+        out[k] = batch[k, dy : dy + CROP_PX, dx : dx + CROP_PX]
+    gain = rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3))
+    mean = out.mean(axis=(1, 2, 3), keepdims=True)
+    contrast = rng.uniform(0.8, 1.2, (n, 1, 1, 1))
+    out = (out - mean) * contrast + mean
+    out = out * gain + rng.normal(0, 1, (n, 1, 1, 1)) * 8
+    out += rng.normal(0, 1, out.shape).astype(np.float32) * rng.uniform(0, 6, (n, 1, 1, 1))
+    return np.clip(out, 0, 255).astype(np.float32)
+
+
+def centre(batch: np.ndarray) -> np.ndarray:
+    return batch[:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX].astype(np.float32)
+
+
+def evaluate(net: CellNet, crops: np.ndarray, tiles: np.ndarray, meeples: np.ndarray) -> dict[str, float]:
+    net.eval()
+    tile_right = meeple_right = cells_with_meeples = 0
+    meeple_cells_right = 0
+    with torch.no_grad():
+        for start in range(0, len(crops), 512):
+            x = torch.from_numpy(centre(crops[start : start + 512])).permute(0, 3, 1, 2)
+            tile_logits, meeple_logits, _ = net(x)
+            tile_right += int((tile_logits.argmax(1).numpy() == tiles[start : start + 512]).sum())
+            predicted = meeple_logits.argmax(2).numpy()
+            truth = meeples[start : start + 512]
+            meeple_right += int((predicted == truth).all(axis=1).sum())
+            has = (truth > 0).any(axis=1)
+            cells_with_meeples += int(has.sum())
+            meeple_cells_right += int(((predicted == truth).all(axis=1) & has).sum())
+    n = len(crops)
+    return {
+        "tile_error": 1 - tile_right / n,
+        "meeple_cell_error": 1 - meeple_right / n,
+        "meeple_error_where_present": 1 - meeple_cells_right / max(1, cells_with_meeples),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--test", help="held-out crops to report on after each epoch")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=str(HERE / "cells.onnx"))
+    args = parser.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    data = np.load(args.data)
+    crops, tiles, meeples = data["crops"], data["tiles"], data["meeples"]
+    test = np.load(args.test) if args.test else None
+    label_set = labels()
+    classes = list(label_set.classes)
+    turn = rotation_table(classes)
+    net = CellNet(len(classes))
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * math.ceil(len(crops) / args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps, pct_start=0.15)
+    print(f"{len(crops)} training crops, {len(classes)} tile classes, {steps} steps", file=sys.stderr)
+    started = time.monotonic()
+    for epoch in range(1, args.epochs + 1):
+        net.train()
+        order = rng.permutation(len(crops))
+        total = 0.0
+        for step, start in enumerate(range(0, len(order), args.batch), start=1):
+            index = order[start : start + args.batch]
+            batch = augment(crops[index], rng)
+            tile_target = tiles[index].copy()
+            # A quarter of the batch is turned by 1-3 quarter turns: the tile class turns with
+            # it. Meeples stand upright on the table, so turned crops teach tiles only.
+            turns = np.where(rng.random(len(index)) < 0.25, rng.integers(1, 4, len(index)), 0)
+            for k in np.nonzero(turns)[0]:
+                batch[k] = np.rot90(batch[k], -turns[k])  # clockwise
+                tile_target[k] = turn[tile_target[k], turns[k]]
+            x = torch.from_numpy(np.ascontiguousarray(batch)).permute(0, 3, 1, 2)
+            tile_logits, meeple_logits, _ = net(x)
+            loss = F.cross_entropy(tile_logits, torch.from_numpy(tile_target))
+            upright = torch.from_numpy(turns == 0)
+            if upright.any():
+                m_logits = meeple_logits[upright].reshape(-1, len(MEEPLE_CLASSES))
+                m_target = torch.from_numpy(meeples[index]).reshape(-1)[upright.repeat_interleave(len(SPOTS))]
+                loss = loss + F.cross_entropy(m_logits, m_target)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss)
+            if step % 100 == 0:
+                print(f"  epoch {epoch} step {step}: loss {total / step:.4f}", file=sys.stderr, flush=True)
+        line = f"epoch {epoch}/{args.epochs}: loss {total / step:.4f}, {time.monotonic() - started:.0f} s"
+        if test is not None:
+            scores = evaluate(net, test["crops"], test["tiles"], test["meeples"])
+            line += ", held-out " + ", ".join(f"{k} {v:.4%}" for k, v in scores.items())
+        print(line, file=sys.stderr, flush=True)
+
+    net.eval()
+    exported = Exported(net)
+    example = torch.zeros(2, CROP_PX, CROP_PX, 3)
+    out = Path(args.out)
+    torch.onnx.export(
+        exported,
+        (example,),
+        str(out),
+        input_names=["crops"],
+        output_names=["tile_probs", "meeple_probs", "embedding"],
+        dynamic_axes={
+            "crops": {0: "n"},
+            "tile_probs": {0: "n"},
+            "meeple_probs": {0: "n"},
+            "embedding": {0: "n"},
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    labels_path = out.with_suffix(".labels.json")
+    labels_path.write_text(json.dumps(label_set.to_json(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and {labels_path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
