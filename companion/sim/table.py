@@ -110,7 +110,8 @@ class SimulatedTable:
             elif isinstance(event, MeeplePlaced):
                 tile = engine.board.tiles[event.at]
                 taken = {m.spot for m in self.scene.meeples if m.cell == event.at}
-                free = [s for s in spots_of(tile, event.feature) if s not in taken]
+                spots = spots_of(tile, event.feature)
+                free = [s for s in spots if s not in taken] or list(spots)  # a crowded planet: side by side
                 spot = free[0] if free[0] in PLANET_SPOTS else self.rng.choice(free)
                 for hand in self._hand_over(event.at):
                     self.scene.hand = hand
