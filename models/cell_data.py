@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
@@ -155,22 +156,16 @@ def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.
     ox = origin[0] * PX_PER_MM + rng.uniform(-1.5, 1.5)
     oy = origin[1] * PX_PER_MM + rng.uniform(-1.5, 1.5)
     crops, tiles, meeples = [], [], []
-    size = CROP_PX + 2 * MARGIN
+    size = (CROP_PX + 2 * MARGIN,) * 2
     for (x, y), index in tile_label.items():
         if index == empty and rng.random() > 0.12:
             continue
         centre = (ox + x * 48 + rng.uniform(-1, 1), oy + y * 48 + rng.uniform(-1, 1))
-        window = _crop_sized(rectified, centre, size)
+        window = cv2.getRectSubPix(rectified, size, centre)
         crops.append(window)
         tiles.append(index)
         meeples.append(meeple_label.get((x, y), [0] * len(SPOTS)))
     return np.stack(crops), np.array(tiles, np.int64), np.array(meeples, np.int64)
-
-
-def _crop_sized(view: np.ndarray, centre: tuple[float, float], size: int) -> np.ndarray:
-    import cv2
-
-    return cv2.getRectSubPix(view, (size, size), centre)
 
 
 def _job(args: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

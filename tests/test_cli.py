@@ -151,27 +151,17 @@ def test_demo_without_its_templates_says_where_they_should_be(
     assert "the web templates are not at" in err and "internal error" not in err
 
 
-def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
+def start_demo(*options: str) -> tuple[subprocess.Popen[str], int]:
+    """``companion demo`` on a free port, as a separate process."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "demo",
-            "--port",
-            str(port),
-            "--pace",
-            "0.02",
-            "--record",
-            str(bundled_demo_record()),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    command = [sys.executable, "-m", "companion", "demo", "--port", str(port), *options]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), port
+
+
+def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
+    server, port = start_demo("--pace", "0.02", "--record", str(bundled_demo_record()))
     try:
         assert server.stdout is not None
         first = server.stdout.readline()
@@ -201,27 +191,7 @@ def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
 
 
 def test_the_camera_demo_scores_what_the_camera_reads(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "demo",
-            "--port",
-            str(port),
-            "--fps",
-            "100",
-            "--state-dir",
-            str(tmp_path),
-            "--no-mdns",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server, port = start_demo("--fps", "100", "--state-dir", str(tmp_path), "--no-mdns")
     try:
         assert server.stdout is not None
         assert server.stdout.readline().startswith("Table Companion demo: scoreboard on")

@@ -130,12 +130,10 @@ def _asteroid_mask(feature: Feature, style: TileStyle, size: int) -> np.ndarray:
         for side in feature.sides:
             mx, my = _MID[side]
             ax, ay = _ALONG[side]
-            ix, iy = _IN[side]
             corners = [(mx - ax * 0.2, my - ay * 0.2), (mx + ax * 0.2, my + ay * 0.2)]
             inner = [(0.5 + ax * 0.2, 0.5 + ay * 0.2), (0.5 - ax * 0.2, 0.5 - ay * 0.2)]
             poly = np.array([_pt(x, y, size) for x, y in corners + inner], np.int32)
             cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA)
-            del ix, iy
     return mask
 
 

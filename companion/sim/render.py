@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -19,7 +18,7 @@ import numpy as np
 from companion.games.base import Cell
 from companion.games.starwars.tiles import Tile
 from companion.sim.art import PLAYER_BGR, TileStyle, draw_meeple, draw_tile, spot_point
-from companion.vision.mat import STANDARD_MAT, TILE_MM, MatSpec
+from companion.vision.mat import QUIET_ZONE_MM, STANDARD_MAT, TILE_MM, MatSpec
 
 FRAME_SIZE = (1280, 720)
 SCENE_PX_PER_MM = 1.5  # the top-down scene is drawn a little finer than the camera resolves
@@ -160,7 +159,7 @@ def _mat_picture(mat: MatSpec) -> np.ndarray:
         side = round(marker.size_mm * s)
         image = cv2.aruco.generateImageMarker(mat.dictionary, marker.id, side)
         x, y = round(marker.x_mm * s), round(marker.y_mm * s)
-        white = round(4 * s)  # a white quiet zone round each marker
+        white = round(QUIET_ZONE_MM * s)
         cv2.rectangle(
             picture, (x - white, y - white), (x + side + white, y + side + white), (250, 250, 250), -1
         )
@@ -359,7 +358,3 @@ def _light_field(camera: Camera) -> np.ndarray:
     gains = np.array(camera.white_balance, np.float32)
     light: np.ndarray = (field_[..., None] * gains).astype(np.float32)
     return light
-
-
-def scene_cells(scene: Scene) -> Iterable[Cell]:
-    return scene.tiles.keys()

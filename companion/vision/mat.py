@@ -23,6 +23,7 @@ PX_PER_MM = TILE_PX / TILE_MM
 CROP_PX = 64
 
 MARKER_DICTIONARY = "DICT_4X4_50"
+QUIET_ZONE_MM = 4.0  # the white margin printed round each marker's black square
 
 
 @dataclass(frozen=True)

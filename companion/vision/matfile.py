@@ -18,9 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.mat import MARKER_DICTIONARY, STANDARD_MAT, TILE_MM, MatSpec, Rect
+from companion.vision.mat import MARKER_DICTIONARY, QUIET_ZONE_MM, STANDARD_MAT, TILE_MM, MatSpec, Rect
 
-QUIET_ZONE_MM = 4.0  # the white margin printed round each marker's black square
 PT_PER_MM = 72 / 25.4
 MIN_DPI, MAX_DPI = 72, 600
 

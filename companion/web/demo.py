@@ -18,6 +18,7 @@ from companion.errors import UserError
 from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.record import Record, read_record, replay
+from companion.sim.starwars_games import SimulatedGame
 from companion.store import GameStore
 from companion.vision.reader import CellModel, ModelMissing
 from companion.web.server import serve
@@ -53,26 +54,45 @@ def run_demo(
     stop = threading.Event()
     feeder = threading.Thread(target=feed, args=(table, game_record, pace, stop), daemon=True, name="demo")
     minutes = len(game_record.events) * pace / 60
+    news = (
+        f"Replaying {path}: {len(game_record.events)} events, one every {pace:g} s (about {minutes:.0f} min)"
+    )
+    return _serve_demo(table, folder, state_dir, feeder, stop, news, host, port, pin, mdns)
 
-    def start_feeding() -> None:
-        count = len(game_record.events)
-        print(f"Replaying {path}: {count} events, one every {pace:g} s (about {minutes:.0f} min)")
-        feeder.start()
+
+def _serve_demo(
+    table: Table,
+    folder: Path,
+    state_dir: str | None,
+    worker: threading.Thread,
+    stop: threading.Event,
+    news: str,
+    host: str,
+    port: int,
+    pin: str | None,
+    mdns: bool,
+) -> int:
+    """Serve ``table`` and start ``worker`` once the server listens; tidy everything on the way out."""
+
+    def start() -> None:
+        print(news)
+        worker.start()
 
     try:
-        return serve(
-            table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start_feeding
-        )
+        return serve(table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start)
     finally:
         stop.set()
+        if worker.is_alive():
+            worker.join(timeout=5)
         table.store.close()
         if not state_dir:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def play_camera(table: Table, model: CellModel, fps: float, seed: int, stop: threading.Event) -> None:
+def play_camera(
+    table: Table, model: CellModel, truth: SimulatedGame, fps: float, seed: int, stop: threading.Event
+) -> None:
     """The simulated table, read frame by frame by the real pipeline, into ``table``."""
-    from companion.sim.play import simulated_game
     from companion.sim.table import SimulatedTable
     from companion.table.links import TableLink
     from companion.table.loop import CameraLoop
@@ -80,9 +100,9 @@ def play_camera(table: Table, model: CellModel, fps: float, seed: int, stop: thr
     from companion.vision.overlay import annotate
     from companion.vision.watcher import Watcher
 
-    truth = simulated_game(seed)
     simulated = SimulatedTable(truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed)
-    tracker = Tracker(TableLink(table), model.labels, simulated.dice)
+    link = TableLink(table)
+    tracker = Tracker(link, model.labels, simulated.dice)
     loop = CameraLoop(Watcher(model), tracker)
     shown = None
     for shot in simulated.frames():
@@ -96,7 +116,7 @@ def play_camera(table: Table, model: CellModel, fps: float, seed: int, stop: thr
         if loop.last is not None and loop.last is not shown and loop.last.view is not None:
             shown = loop.last
             assert shown.view is not None
-            engine = TableLink(table).engine()
+            engine = link.engine()
             tiles = list(engine.board.tiles) if engine is not None else []
             asking = [c for p in prompts for c in p.cells]
             view = annotate(shown.view, shown.lattice, tiles, asking)
@@ -118,24 +138,11 @@ def run_camera_demo(
     table = Table(
         GameStore(folder), source=f"demo: a simulated table read by the camera pipeline, {fps:g} frames/s"
     )
-    table.start(simulated_game(seed).setup.to_json())
+    truth = simulated_game(seed)
+    table.start(truth.setup.to_json())
     stop = threading.Event()
     player = threading.Thread(
-        target=play_camera, args=(table, model, fps, seed, stop), daemon=True, name="camera"
+        target=play_camera, args=(table, model, truth, fps, seed, stop), daemon=True, name="camera"
     )
-
-    def start_playing() -> None:
-        print(f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s")
-        player.start()
-
-    try:
-        return serve(
-            table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start_playing
-        )
-    finally:
-        stop.set()
-        if player.is_alive():
-            player.join(timeout=5)
-        table.store.close()
-        if not state_dir:
-            shutil.rmtree(folder, ignore_errors=True)
+    news = f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s"
+    return _serve_demo(table, folder, state_dir, player, stop, news, host, port, pin, mdns)
