@@ -35,6 +35,7 @@ from companion.table.loop import CameraLoop  # noqa: E402
 from companion.table.tracker import Tracker  # noqa: E402
 from companion.vision.frames import check_frame  # noqa: E402
 from companion.vision.mat import STANDARD_MAT  # noqa: E402
+from companion.vision.meeples import MeepleModel  # noqa: E402
 from companion.vision.motion import SettleDetector  # noqa: E402
 from companion.vision.reader import CellModel  # noqa: E402
 from companion.vision.watcher import Watcher  # noqa: E402
@@ -45,7 +46,7 @@ TARGETS = {"settle_to_event_ms": 100.0, "reread_76_s": 1.0, "change_fps": 15.0, 
 
 def settle_to_event(model: CellModel, tiles: int) -> list[float]:
     link = EngineLink(Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black"))))
-    loop = CameraLoop(Watcher(model), Tracker(link, model.labels))
+    loop = CameraLoop(Watcher(model, meeple_model=MeepleModel()), Tracker(link, model.labels))
     renderer = Renderer(Camera.from_seed(CAMERA))
     scene = Scene(STANDARD_MAT.board.centre)
     seed = 0

@@ -79,7 +79,7 @@ def random_unknown_tile(rng: random.Random, known: set[Tile]) -> Tile:
             return tile
 
 
-def _meeple_spots(tile: Tile) -> list[str]:
+def meeple_spots(tile: Tile) -> list[str]:
     spots = [SIDES[s] for s in range(4) if tile.side_feature[s] >= 0]
     if tile.planet_index is not None:
         spots += list(PLANET_SPOTS)
@@ -123,7 +123,7 @@ def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.
             )
             tile_label[(x, y)] = index
             spots = [0] * len(SPOTS)
-            free = _meeple_spots(tile)
+            free = meeple_spots(tile)
             count = rng.choices((0, 1, 2), (0.6, 0.32, 0.08))[0]
             for spot in rng.sample(free, min(count, len(free))):
                 if spot in PLANET_SPOTS and any(spots[SPOTS.index(p)] for p in PLANET_SPOTS):

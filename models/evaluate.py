@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from companion.vision.mat import CROP_PX
+from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, MARGIN
 
@@ -52,7 +53,7 @@ def _game(seed: int) -> dict[str, Any]:
     model = CellModel()
     style = HELD_OUT_STYLES[seed % len(HELD_OUT_STYLES)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
-    result = read_game(truth, model, style, camera, seed, settled_only=True)
+    result = read_game(truth, model, style, camera, seed, settled_only=True, meeple_model=MeepleModel())
     truth_events = result.truth_events()
     read = result.read_events()
     truth_tiles = [e for e in truth_events if e["event"] == "tile"]

@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 EMBEDDING = 128
 
 
-def _block(cin: int, cout: int) -> nn.Sequential:
+def block(cin: int, cout: int) -> nn.Sequential:
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
     )
@@ -49,15 +49,15 @@ class CellNet(nn.Module):
         super().__init__()
         self.spots, self.meeple_classes = spots, meeple_classes
         self.features = nn.Sequential(
-            _block(3, 16),
+            block(3, 16),
             nn.MaxPool2d(2),  # 32
-            _block(16, 32),
-            _block(32, 32),
+            block(16, 32),
+            block(32, 32),
             nn.MaxPool2d(2),  # 16
-            _block(32, 64),
-            _block(64, 64),
+            block(32, 64),
+            block(64, 64),
             nn.MaxPool2d(2),  # 8
-            _block(64, 96),
+            block(64, 96),
             nn.MaxPool2d(2),  # 4: keeps where things are, which the tile's rotation depends on
         )
         self.embed = nn.Sequential(nn.Flatten(), nn.Linear(96 * 16, EMBEDDING), nn.ReLU(inplace=True))

@@ -1,9 +1,11 @@
 """The camera path end to end, and what it does with bad input: a prompt or a status, never a
-wrong score. Frames come from the simulated table only; the model is the shipped models/cells.onnx."""
+wrong score. Frames come from the simulated table only; the models are the shipped
+models/cells.onnx and models/meeples.onnx."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -14,11 +16,12 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import spots_of
 from companion.games.starwars.tiles import Tile
 from companion.sim.play import read_game, simulated_game
-from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
+from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Tracker
 from companion.vision.mat import STANDARD_MAT
+from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
 from companion.vision.watcher import Watcher
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, random_unknown_tile, tile_classes
@@ -32,12 +35,37 @@ def model() -> CellModel:
     return CellModel()
 
 
-def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(model: CellModel) -> None:
-    # Tiles only: the meeple reader is not yet good enough for a whole game (docs/vision.md).
+@pytest.fixture(scope="module")
+def meeple_model() -> MeepleModel:
+    return MeepleModel()
+
+
+def test_a_game_with_meeples_is_read_without_a_wrong_score(
+    model: CellModel, meeple_model: MeepleModel
+) -> None:
+    """Every tile right, most meeples read, and no meeple recorded that was not there. The
+    meeples not read became prompts (a planet attack's two meeples overlap: docs/vision.md)."""
+    truth = simulated_game(seed=4, players=3, tiles=46)
+    kinds = [type(e).__name__ for e in truth.events]
+    assert kinds.count("TilePlaced") - 1 >= 40 and kinds.count("MeeplePlaced") >= 15
+    result = read_game(truth, model, STYLE, CAMERA, seed=4, meeple_model=meeple_model)
+    truth_events, read = result.truth_events(), result.read_events()
+    tiles = [e for e in truth_events if e["event"] == "tile"]
+    assert [e for e in read if e["event"] == "tile"] == tiles
+    meeples = [e for e in truth_events if e["event"] == "meeple"]
+    read_meeples = [e for e in read if e["event"] == "meeple"]
+    assert all(e in meeples for e in read_meeples)
+    assert len(read_meeples) >= 0.8 * len(meeples)
+
+
+def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(
+    model: CellModel, meeple_model: MeepleModel
+) -> None:
+    # Tiles and battles; meeples are the test above (they are not yet read well enough for this one)
     truth = simulated_game(seed=4, players=3, tiles=46, meeple_chance=0.0)
     turns = sum(1 for e in truth.events if type(e).__name__ == "TilePlaced") - 1
     assert turns >= 40
-    result = read_game(truth, model, STYLE, CAMERA, seed=4)
+    result = read_game(truth, model, STYLE, CAMERA, seed=4, meeple_model=meeple_model)
     assert result.read_events() == result.truth_events()
     assert result.link.game.scores() == truth.game.scores()
     assert [c.points for c in result.link.game.log] == [c.points for c in truth.game.log]
@@ -50,11 +78,12 @@ def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(model: Cell
 class Bench:
     """A table with the start tile, read through the whole camera path."""
 
-    def __init__(self, model: CellModel) -> None:
+    def __init__(self, model: CellModel, meeple_model: MeepleModel) -> None:
         self.setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
         self.link = EngineLink(self.setup)
         self.tracker = Tracker(self.link, model.labels)
-        self.loop = CameraLoop(Watcher(model), self.tracker)
+        self.watcher = Watcher(model, meeple_model=meeple_model)
+        self.loop = CameraLoop(self.watcher, self.tracker)
         self.renderer = Renderer(Camera.from_seed(CAMERA))
         board = STANDARD_MAT.board
         self.scene = Scene((board.centre[0] + 3, board.centre[1] - 2))
@@ -89,10 +118,27 @@ class Bench:
     def prompt_codes(self) -> set[str]:
         return {p.code for p in self.tracker.open_prompts()}
 
+    def reach(self, cell: tuple[int, int], change: Callable[[], None]) -> list[dict]:
+        """A hand reaches over ``cell``, ``change`` happens under it, the hand leaves, all settles."""
+        x, y = self.scene.cell_centre_mm(cell)
+        added = []
+        for distance in (150.0, 60.0, 0.0):
+            self.scene.hand = Hand((x + distance * 0.5, y + distance), 60.0)
+            added += self.show(1)
+        change()
+        self.scene.hand = None
+        return added + self.show()
+
+    def meeple_spot(self, cell: tuple[int, int], lying: Tile, planet: bool = False) -> tuple[str, str]:
+        """A feature of the tile just laid that takes a meeple, and a spot on it."""
+        options = [m.feature for m in self.link.game.legal_meeples() if (m.feature == "planet") == planet]
+        assert options, "no meeple can go on this tile"
+        return options[0], spots_of(lying, options[0])[0]
+
 
 @pytest.fixture
-def bench(model: CellModel) -> Bench:
-    return Bench(model)
+def bench(model: CellModel, meeple_model: MeepleModel) -> Bench:
+    return Bench(model, meeple_model)
 
 
 def test_a_legal_tile_is_read_and_recorded(bench: Bench) -> None:
@@ -202,17 +248,57 @@ def test_an_illegal_placement_asks(bench: Bench) -> None:
     raise AssertionError("no illegal placement found")
 
 
+def test_a_meeple_is_read_from_the_cell_and_its_bare_look(bench: Bench) -> None:
+    cell, lying = bench.legal_tile()
+    bench.lay(cell, lying)
+    feature, spot = bench.meeple_spot(cell, lying)
+    added = bench.reach(cell, lambda: bench.scene.meeples.append(PlacedMeeple(cell, spot, "red", "large")))
+    assert [(e["event"], e["player"], e["at"], e["feature"], e["size"]) for e in added] == [
+        ("meeple", "Ana", list(cell), feature, "large")
+    ]
+    assert added[0]["meta"]["confidence"] >= 0.9
+    assert bench.loop.last is not None
+    assert [r.meeples_from for r in bench.loop.last.readings if r.cell == cell] == ["pair"]
+    assert bench.prompt_codes() == set()
+
+
+def test_a_meeple_of_another_colour_than_the_turn_asks(bench: Bench) -> None:
+    cell, lying = bench.legal_tile()
+    bench.lay(cell, lying)
+    _, spot = bench.meeple_spot(cell, lying)
+    black = PlacedMeeple(cell, spot, "black", "small")  # Ben's colour, on Ana's turn
+    assert bench.reach(cell, lambda: bench.scene.meeples.append(black)) == []
+    assert "meeple-colour" in bench.prompt_codes()
+    assert len(bench.link.events) == 2
+
+
 def test_a_knocked_over_meeple_changes_no_score(bench: Bench) -> None:
     cell, lying = bench.legal_tile()
     bench.lay(cell, lying)
-    scores = dict(bench.link.game.scores())
-    events = len(bench.link.events)
-    feature = next(m.feature for m in bench.link.game.legal_meeples() if m.feature != "planet")
-    spot = spots_of(lying, feature)[0]
-    bench.scene.meeples.append(PlacedMeeple(cell, spot, "red", "small", fallen=True))
-    assert bench.show() == []
-    assert len(bench.link.events) == events
-    assert bench.link.game.scores() == scores
+    _, spot = bench.meeple_spot(cell, lying)
+    standing = PlacedMeeple(cell, spot, "red", "large")
+    assert [e["event"] for e in bench.reach(cell, lambda: bench.scene.meeples.append(standing))] == ["meeple"]
+    scores, events = dict(bench.link.game.scores()), len(bench.link.events)
+
+    def knock_over() -> None:
+        bench.scene.meeples.remove(standing)
+        bench.scene.meeples.append(PlacedMeeple(cell, spot, "red", "large", fallen=True))
+
+    assert bench.reach(cell, knock_over) == []
+    assert len(bench.link.events) == events and bench.link.game.scores() == scores
+    # seen lying, it asks; seen as the meeple that stands there, nothing has changed
+    assert bench.prompt_codes() <= {"fallen-meeple"}
+
+
+def test_a_meeple_taken_away_asks(bench: Bench) -> None:
+    cell, lying = bench.legal_tile()
+    bench.lay(cell, lying)
+    _, spot = bench.meeple_spot(cell, lying)
+    placed = PlacedMeeple(cell, spot, "red", "large")
+    assert [e["event"] for e in bench.reach(cell, lambda: bench.scene.meeples.append(placed))] == ["meeple"]
+    # the rules still have it on the board
+    assert bench.reach(cell, lambda: bench.scene.meeples.remove(placed)) == []
+    assert "missing-meeple" in bench.prompt_codes()
 
 
 def test_two_tiles_at_once_ask(bench: Bench) -> None:

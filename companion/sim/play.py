@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.games.base import IllegalEvent
 from companion.sim.starwars_games import SimulatedGame, simulate_game
 from companion.sim.table import MAT_BOUNDS, SimulatedTable
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Prompt, Tracker
+from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
 from companion.vision.watcher import Watcher
 
@@ -56,13 +58,14 @@ def read_game(
     seed: int = 0,
     on_frame: Callable[[int], None] | None = None,
     settled_only: bool = False,
+    meeple_model: MeepleModel | None = None,
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
     ``settled_only`` each settled scene is one frame read directly, skipping motion."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice)
-    watcher = Watcher(model)
+    watcher = Watcher(model, meeple_model=meeple_model)
     loop = CameraLoop(watcher, tracker)
     started = time.perf_counter()
     result = GameRead(truth, link, tracker, 0)
@@ -80,6 +83,9 @@ def read_game(
         if on_frame is not None:
             on_frame(number)
     # the last tile is down: a player says so on the phone ("end"), which scores the game
-    link.add({"event": "end"})
+    try:
+        link.add({"event": "end"})
+    except IllegalEvent as error:  # the game could not be followed far enough to end
+        result.prompts.append(Prompt("not-allowed", f"the game could not end: {error.reason}"))
     result.seconds = time.perf_counter() - started
     return result

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.games.base import Cell, IllegalEvent
+from companion.games.starwars.board import Meeple
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.spots import feature_letter
-from companion.games.starwars.tiles import SIDES, Tile, parse_tile
+from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
 from companion.vision.labels import EMPTY, FALLEN, UNKNOWN, TileLabels
-from companion.vision.reader import CellReading
+from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
 
 ACCEPT = 0.9  # below this a reading goes to a person
@@ -52,6 +53,12 @@ def _at(cell: Cell) -> list[int]:
     return [cell[0], cell[1]]
 
 
+def _feature_index(tile: Tile, letter: str | None) -> int | None:
+    if letter is None:
+        return None
+    return tile.planet_index if letter == PLANET else tile.side_feature[SIDES.index(letter)]
+
+
 class Tracker:
     def __init__(
         self,
@@ -69,6 +76,8 @@ class Tracker:
         self.prompts: dict[tuple[str, tuple[Cell, ...]], Prompt] = {}
         self.status: str | None = None
         self.events: list[dict[str, Any]] = []  # what this tracker added, in order
+        self._known: dict[int, Meeple] = {}  # meeples the rules had on the board, by id
+        self._returned: dict[Cell, list[Meeple]] = {}  # sent home, perhaps still on the table
 
     # --- what the table sees -------------------------------------------------------------------
 
@@ -205,50 +214,49 @@ class Tracker:
     def _meeples(self, readings: dict[Cell, CellReading]) -> list[dict[str, Any]]:
         engine = self.link.engine()
         assert engine is not None
-        colour_of = {p.name: p.color for p in engine.players}
-        player_of = {p.color: p.name for p in engine.players}
-        standing: dict[Cell, list[tuple[str, str, int]]] = {}
-        for meeple in engine.meeples_on_board():
-            standing.setdefault(meeple.cell, []).append(
-                (colour_of[meeple.player], meeple.size, meeple.feature_index)
-            )
-        new: list[tuple[Cell, str, str, str, float]] = []  # cell, colour, size, feature, confidence
+        standing = {m.id: m for m in engine.meeples_on_board()}
+        # meeples the rules sent home stay on the table until someone takes them back
+        for key in [k for k in self._known if k not in standing]:
+            gone = self._known.pop(key)
+            self._returned.setdefault(gone.cell, []).append(gone)
+        self._known.update(standing)
+        new: list[tuple[Cell, SpotReading, str | None]] = []
         for cell, reading in readings.items():
             tile = engine.board.tiles.get(cell)
             if tile is None:
                 continue
-            expected = list(standing.get(cell, []))
+            expected = [m for m in standing.values() if m.cell == cell]
+            returned = self._returned.pop(cell, [])  # re-read now: those not seen were taken back
+            fallen = False
             for spot in reading.meeples():
                 if spot.label == FALLEN:
+                    fallen = True
                     self._prompt(
                         "fallen-meeple",
                         f"a meeple has fallen over on the tile at {_at(cell)}: stand it up",
                         (cell,),
                     )
                     continue
-                colour, size = spot.label.split("/")
                 letter = feature_letter(tile, spot.spot)
-                if spot.confidence < ACCEPT or letter is None:
-                    self._prompt(
-                        "unsure-meeple",
-                        f"not sure about a meeple on the tile at {_at(cell)}: "
-                        "check it or enter it on the phone",
-                        (cell,),
-                    )
-                    continue
-                index = tile.planet_index if letter == "planet" else tile.side_feature[SIDES.index(letter)]
-                match = next((e for e in expected if e == (colour, size, index)), None)
+                index = _feature_index(tile, letter)
+                match = next((m for m in expected if m.feature_index == index), None)
                 if match is not None:
                     expected.remove(match)
-                else:
-                    new.append((cell, colour, size, letter, spot.confidence))
-            for colour, _, _ in expected:
-                self._prompt(
-                    "missing-meeple",
-                    f"the {colour} meeple on the tile at {_at(cell)} is not where it was: put it back, "
-                    "or fix it on the phone",
-                    (cell,),
-                )
+                    continue
+                match = next((m for m in returned if m.feature_index == index), None)
+                if match is not None:
+                    returned.remove(match)
+                    self._returned.setdefault(cell, []).append(match)  # still there
+                    continue
+                new.append((cell, spot, letter))
+            if not fallen:
+                for meeple in expected:
+                    self._prompt(
+                        "missing-meeple",
+                        f"{meeple.player}'s meeple on the tile at {_at(cell)} is not where it was: "
+                        "put it back, or fix it on the phone",
+                        (cell,),
+                    )
         if len(new) > 1:
             cells = tuple(sorted({n[0] for n in new}))
             self._prompt(
@@ -257,10 +265,30 @@ class Tracker:
             return []
         if not new:
             return []
-        cell, colour, size, letter, confidence = new[0]
-        player = player_of.get(colour)
+        return self._new_meeple(engine, *new[0])
+
+    def _new_meeple(
+        self, engine: StarWarsGame, cell: Cell, spot: SpotReading, letter: str | None
+    ) -> list[dict[str, Any]]:
+        sizes = spot.standing_by(1)
+        size = max(sizes, key=lambda s: sizes[s])
+        if letter is None or sizes[size] < ACCEPT:
+            self._prompt(
+                "unsure-meeple",
+                f"not sure about a meeple on the tile at {_at(cell)}: check it or enter it on the phone",
+                (cell,),
+            )
+            return []
+        colours = spot.standing_by(0)
+        colour = max(colours, key=lambda c: colours[c])
+        colour_of = {p.name: p.color for p in engine.players}
+        # The turn order says whose meeple it is, as it does for tiles; the colour only checks it.
+        player = engine.current_player if engine.phase is Phase.MEEPLE else None
         if player is None:
-            self._prompt("meeple-colour", f"a {colour} meeple appeared, but nobody plays {colour}", (cell,))
+            player = next((p.name for p in engine.players if p.color == colour), None)
+        if player is None or (colour != colour_of[player] and colours[colour] >= DOMINANT):
+            whose = f"it is {player}'s turn ({colour_of[player]})" if player else f"nobody plays {colour}"
+            self._prompt("meeple-colour", f"a {colour} meeple appeared at {_at(cell)}, but {whose}", (cell,))
             return []
         event = {
             "event": "meeple",
@@ -268,7 +296,7 @@ class Tracker:
             "at": _at(cell),
             "feature": letter,
             "size": size,
-            "meta": {"source": "camera", "confidence": round(confidence, 4)},
+            "meta": {"source": "camera", "confidence": round(sizes[size], 4)},
         }
         return [event] if self._add(event, (cell,)) else []
 

@@ -6,6 +6,7 @@ sure enough to score, is the tracker's business.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +24,22 @@ DEFAULT_MODEL = MODELS / "cells.onnx"
 @dataclass(frozen=True)
 class SpotReading:
     spot: str
-    label: str  # one of MEEPLE_CLASSES
+    label: str  # the likeliest of MEEPLE_CLASSES
     confidence: float
+    probs: tuple[float, ...] = ()  # over MEEPLE_CLASSES
+
+    def chance(self, wanted: Callable[[str], bool]) -> float:
+        """How likely what stands here is one of the classes ``wanted`` picks."""
+        return float(sum(p for p, name in zip(self.probs, MEEPLE_CLASSES, strict=True) if wanted(name)))
+
+    def standing_by(self, part: int) -> dict[str, float]:
+        """How likely a standing meeple of each colour (``part`` 0) or size (1) stands here."""
+        totals: dict[str, float] = {}
+        for p, name in zip(self.probs, MEEPLE_CLASSES, strict=True):
+            if "/" in name:
+                key = name.split("/")[part]
+                totals[key] = totals.get(key, 0.0) + float(p)
+        return totals
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,8 @@ class CellReading:
     tile_probs: np.ndarray  # over the model's tile classes
     spots: tuple[SpotReading, ...]  # the likeliest meeple class at each spot
     embedding: np.ndarray
+    window: np.ndarray | None = None  # the window of the view that was read
+    meeples_from: str = "cell"  # "cell": this window alone; "pair": compared with the cell bare
 
     def best(self) -> tuple[int, float]:
         index = int(np.argmax(self.tile_probs))
@@ -75,13 +92,24 @@ class CellModel:
         return tuple(np.concatenate(parts) for parts in outputs)  # type: ignore[return-value]
 
     def read(self, view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> list[CellReading]:
-        tile_probs, meeple_probs, embeddings = self.run(crops(view, lattice, cells))
-        readings = []
-        for k, cell in enumerate(cells):
-            best = meeple_probs[k].argmax(axis=1)
-            spots = tuple(
-                SpotReading(spot, MEEPLE_CLASSES[int(best[i])], float(meeple_probs[k, i, best[i]]))
-                for i, spot in enumerate(self.labels.spots)
+        windows = crops(view, lattice, cells)
+        tile_probs, meeple_probs, embeddings = self.run(windows)
+        return [
+            CellReading(
+                cell,
+                tile_probs[k],
+                spot_readings(self.labels.spots, meeple_probs[k]),
+                embeddings[k],
+                windows[k],
             )
-            readings.append(CellReading(cell, tile_probs[k], spots, embeddings[k]))
-        return readings
+            for k, cell in enumerate(cells)
+        ]
+
+
+def spot_readings(spots: tuple[str, ...], probs: np.ndarray) -> tuple[SpotReading, ...]:
+    """One reading per spot from a (spots, meeple classes) array of probabilities."""
+    best = probs.argmax(axis=1)
+    return tuple(
+        SpotReading(spot, MEEPLE_CLASSES[int(best[i])], float(probs[i, best[i]]), tuple(map(float, probs[i])))
+        for i, spot in enumerate(spots)
+    )

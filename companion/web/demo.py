@@ -97,13 +97,14 @@ def play_camera(
     from companion.table.links import TableLink
     from companion.table.loop import CameraLoop
     from companion.table.tracker import Tracker
+    from companion.vision.meeples import MeepleModel
     from companion.vision.overlay import annotate
     from companion.vision.watcher import Watcher
 
     simulated = SimulatedTable(truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed)
     link = TableLink(table)
     tracker = Tracker(link, model.labels, simulated.dice)
-    loop = CameraLoop(Watcher(model), tracker)
+    loop = CameraLoop(Watcher(model, meeple_model=MeepleModel()), tracker)
     shown = None
     for shot in simulated.frames():
         if stop.wait(1 / fps):

@@ -1,0 +1,103 @@
+"""Meeples, read by comparing a cell with how it looked bare.
+
+A meeple is small on a 48-pixel tile, and a black one on dark art is hard to tell from the art
+in one picture. But the camera saw every tile before any meeple stood on it: the watcher keeps
+that bare look of each cell, and the meeple model (``models/meeples.onnx``) reads a cell from
+the pair (now, bare). What changed is what stands there, whatever the art looks like.
+
+Knows no rules: it reports what stands at each spot, with probabilities.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from companion.games.base import Cell
+from companion.vision.labels import EMPTY, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
+from companion.vision.reader import MODELS, CellReading, ModelMissing, spot_readings
+
+DEFAULT_MEEPLE_MODEL = MODELS / "meeples.onnx"
+BARE_SURE = 0.9  # the cell model must be this sure that nothing stands anywhere on a bare look
+
+
+class MeepleModel:
+    """The pair model, loaded once, run by onnxruntime on one thread by default."""
+
+    def __init__(self, path: Path = DEFAULT_MEEPLE_MODEL, threads: int = 1) -> None:
+        labels_path = path.with_suffix(".labels.json")
+        if not path.is_file() or not labels_path.is_file():
+            raise ModelMissing(f"the meeple model is missing: {path} and {labels_path.name} must both exist")
+        labels = json.loads(labels_path.read_text(encoding="utf-8"))
+        if list(labels.get("meeples", [])) != list(MEEPLE_CLASSES):
+            raise ValueError(f"{labels_path}: the meeple classes are not the ones this companion knows")
+        self.spots: tuple[str, ...] = tuple(labels["spots"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def run(self, now: np.ndarray, bare: np.ndarray) -> np.ndarray:
+        """Meeple probabilities (N, spots, classes) for windows of cells now and bare."""
+        if len(now) == 0:
+            return np.zeros((0, len(self.spots), len(MEEPLE_CLASSES)), np.float32)
+        feed = {"now": now.astype(np.float32), "bare": bare.astype(np.float32)}
+        probs: np.ndarray = self._session.run(None, feed)[0]
+        return probs
+
+
+@dataclass(frozen=True)
+class BareLook:
+    window: np.ndarray
+    tile_class: int  # what the cell model read there when the look was kept
+
+
+def nothing_stands(reading: CellReading) -> bool:
+    return all(spot.chance(lambda name: name == NO_MEEPLE) >= BARE_SURE for spot in reading.spots)
+
+
+class BareLooks:
+    """How each tiled cell looked with nothing on it, kept as the game goes.
+
+    A look is kept when a tile first shows in a cell with nothing on it, and renewed when the
+    cell model reads another tile there with nothing on it (the tile was turned or replaced);
+    it is dropped when the cell is bare felt again.
+    """
+
+    def __init__(self, labels: TileLabels, model: MeepleModel | None) -> None:
+        self.labels = labels
+        self.model = model
+        self.looks: dict[Cell, BareLook] = {}
+
+    def update(self, readings: list[CellReading]) -> list[CellReading]:
+        """Keep or renew the bare looks these readings show, and read the meeples of every cell
+        that has one from the pair (the others keep the cell model's own reading)."""
+        for reading in readings:
+            best, confidence = reading.best()
+            if reading.window is None:
+                continue
+            if self.labels.classes[best] == EMPTY and confidence >= 0.5:
+                self.looks.pop(reading.cell, None)
+                continue
+            kept = self.looks.get(reading.cell)
+            if kept is not None and kept.tile_class == best:
+                continue
+            if nothing_stands(reading):
+                self.looks[reading.cell] = BareLook(reading.window.copy(), best)
+            # else: a meeple may hide part of the art and change what the cell model reads;
+            # keep the look there was, if any (a tile laid with its meeple already on it has none)
+        paired = [r for r in readings if r.cell in self.looks and r.window is not None]
+        if self.model is None or not paired:
+            return readings
+        now = np.stack([r.window for r in paired if r.window is not None])
+        bare = np.stack([self.looks[r.cell].window for r in paired])
+        probs = self.model.run(now, bare)
+        by_cell = {
+            r.cell: replace(r, spots=spot_readings(self.model.spots, probs[k]), meeples_from="pair")
+            for k, r in enumerate(paired)
+        }
+        return [by_cell.get(r.cell, r) for r in readings]

@@ -1,0 +1,200 @@
+"""Train the meeple model (what stands at each spot of a cell, from the cell now and bare) and
+export it to ONNX.
+
+Needs the optional ``train`` extra (torch); the companion runs the exported file with
+onnxruntime only.
+
+    python -m models.meeple_data --frames 420 --out build/meeples-train.npz
+    python -m models.meeple_data --frames 150 --held-out --out build/meeples-heldout.npz
+    python -m models.train_meeples --data build/meeples-train.npz --test build/meeples-heldout.npz
+
+Writes models/meeples.onnx and models/meeples.labels.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from companion.games.starwars.spots import SPOTS
+from companion.vision.labels import MEEPLE_CLASSES
+from companion.vision.mat import CROP_PX
+from models.cell_data import MARGIN
+from models.train_cells import block
+
+HERE = Path(__file__).resolve().parent
+
+
+class MeepleNet(nn.Module):
+    """A small CNN over a cell now, the same cell bare, and their difference (9 channels):
+    the meeple class at each spot."""
+
+    def __init__(self, spots: int = len(SPOTS), classes: int = len(MEEPLE_CLASSES)) -> None:
+        super().__init__()
+        self.spots, self.classes = spots, classes
+        self.features = nn.Sequential(
+            block(9, 24),
+            nn.MaxPool2d(2),  # 32
+            block(24, 32),
+            block(32, 32),
+            nn.MaxPool2d(2),  # 16
+            block(32, 64),
+            block(64, 64),
+            nn.MaxPool2d(2),  # 8
+            block(64, 96),
+            nn.MaxPool2d(2),  # 4: where a meeple stands is which spot it is on
+        )
+        self.head = nn.Sequential(
+            nn.Flatten(), nn.Linear(96 * 16, 160), nn.ReLU(inplace=True), nn.Linear(160, spots * classes)
+        )
+
+    def forward(self, now: torch.Tensor, bare: torch.Tensor) -> torch.Tensor:
+        a, b = now / 255.0 - 0.5, bare / 255.0 - 0.5
+        logits: torch.Tensor = self.head(self.features(torch.cat([a, b, a - b], dim=1)))
+        return logits.view(-1, self.spots, self.classes)
+
+
+class Exported(nn.Module):
+    """What ships: probabilities, NHWC inputs in the 0..255 range as OpenCV gives them."""
+
+    def __init__(self, net: MeepleNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, now: torch.Tensor, bare: torch.Tensor) -> torch.Tensor:
+        logits = self.net(now.permute(0, 3, 1, 2), bare.permute(0, 3, 1, 2))
+        return F.softmax(logits, dim=2)
+
+
+def augment(now: np.ndarray, bare: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The same shift for both windows (the lattice is fixed) give or take a pixel of
+    rectification jitter; light that drifts a little between the two; fresh noise on each."""
+    n = len(now)
+    out_now = np.empty((n, CROP_PX, CROP_PX, 3), np.float32)
+    out_bare = np.empty_like(out_now)
+    shifts = rng.integers(1, 2 * MARGIN, (n, 2))
+    jitter = rng.integers(-1, 2, (n, 2)) * (rng.random((n, 1)) < 0.3)
+    for k in range(n):
+        dy, dx = shifts[k]
+        jy, jx = dy + jitter[k, 0], dx + jitter[k, 1]
+        out_now[k] = now[k, dy : dy + CROP_PX, dx : dx + CROP_PX]
+        out_bare[k] = bare[k, jy : jy + CROP_PX, jx : jx + CROP_PX]
+    gain = rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3))
+    drift = rng.uniform(0.95, 1.05, (n, 1, 1, 1))
+    offset = rng.normal(0, 1, (n, 1, 1, 1)) * 6
+    results = []
+    for image, extra in ((out_now, 1.0), (out_bare, drift)):
+        image = image * gain * extra + offset
+        image += rng.normal(0, 1, image.shape).astype(np.float32) * rng.uniform(0, 5, (n, 1, 1, 1))
+        results.append(np.clip(image, 0, 255).astype(np.float32))
+    return results[0], results[1]
+
+
+def centre(batch: np.ndarray) -> np.ndarray:
+    return batch[:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX].astype(np.float32)
+
+
+def evaluate(net: MeepleNet, now: np.ndarray, bare: np.ndarray, meeples: np.ndarray) -> dict[str, float]:
+    net.eval()
+    predicted = []
+    with torch.no_grad():
+        for start in range(0, len(now), 512):
+            a = torch.from_numpy(centre(now[start : start + 512])).permute(0, 3, 1, 2)
+            b = torch.from_numpy(centre(bare[start : start + 512])).permute(0, 3, 1, 2)
+            predicted.append(net(a, b).argmax(2).numpy())
+    guess = np.concatenate(predicted)
+    present = meeples > 0
+    return {
+        "spot_error_where_present": float((guess != meeples)[present].mean()),
+        "false_meeples": float((guess > 0)[~present].mean()),
+        "cells_exact": float((guess == meeples).all(axis=1).mean()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--test", help="held-out pairs to report on after each epoch")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=str(HERE / "meeples.onnx"))
+    args = parser.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    data = np.load(args.data)
+    now, bare, meeples = data["now"], data["bare"], data["meeples"]
+    test = np.load(args.test) if args.test else None
+    test_set = (test["now"], test["bare"], test["meeples"]) if test is not None else None
+    net = MeepleNet()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * math.ceil(len(now) / args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps, pct_start=0.15)
+    print(f"{len(now)} training pairs, {steps} steps", file=sys.stderr)
+    started = time.monotonic()
+    for epoch in range(1, args.epochs + 1):
+        net.train()
+        order = rng.permutation(len(now))
+        total = 0.0
+        step = 0
+        for step, start in enumerate(range(0, len(order), args.batch), start=1):
+            index = np.sort(order[start : start + args.batch])
+            a, b = augment(now[index], bare[index], rng)
+            logits = net(torch.from_numpy(a).permute(0, 3, 1, 2), torch.from_numpy(b).permute(0, 3, 1, 2))
+            target = torch.from_numpy(meeples[index]).reshape(-1)
+            loss = F.cross_entropy(logits.reshape(-1, len(MEEPLE_CLASSES)), target)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach())
+            if step % 100 == 0:
+                print(f"  epoch {epoch} step {step}: loss {total / step:.4f}", file=sys.stderr, flush=True)
+        seconds = time.monotonic() - started
+        line = f"epoch {epoch}/{args.epochs}: loss {total / max(1, step):.4f}, {seconds:.0f} s"
+        if test_set is not None:
+            scores = evaluate(net, *test_set)
+            line += ", held-out " + ", ".join(f"{k} {v:.4%}" for k, v in scores.items())
+        print(line, file=sys.stderr, flush=True)
+
+    net.eval()
+    out = Path(args.out)
+    # the weights, for fine-tuning later (build/ is not committed; the ONNX file is what ships)
+    Path("build").mkdir(exist_ok=True)
+    torch.save(net.state_dict(), Path("build") / (out.stem + ".pt"))
+    example = torch.zeros(2, CROP_PX, CROP_PX, 3)
+    torch.onnx.export(
+        Exported(net),
+        (example, example),
+        str(out),
+        input_names=["now", "bare"],
+        output_names=["meeple_probs"],
+        dynamic_axes={"now": {0: "n"}, "bare": {0: "n"}, "meeple_probs": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    labels_path = out.with_suffix(".labels.json")
+    labels_path.write_text(
+        json.dumps({"spots": list(SPOTS), "meeples": list(MEEPLE_CLASSES)}, indent=1) + "\n", encoding="utf-8"
+    )
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and {labels_path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
