@@ -13,6 +13,7 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -172,22 +173,31 @@ def _job(args: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return board_sample(*args)
 
 
-def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+def render_all(
+    job: Callable[[tuple[int, bool]], tuple[np.ndarray, ...]],
+    keys: tuple[str, ...],
+    frames: int,
+    held_out: bool,
+    workers: int,
+    first_seed: int = 0,
+) -> dict[str, np.ndarray]:
+    """Run ``job`` on seeds ``first_seed`` on, in ``workers`` processes, with progress on stderr;
+    each job gives arrays in the order of ``keys``, concatenated here."""
     parts = []
     started = time.monotonic()
     jobs = [(seed, held_out) for seed in range(first_seed, first_seed + frames)]
     with ProcessPoolExecutor(workers) as pool:
-        for done, part in enumerate(pool.map(_job, jobs, chunksize=2), start=1):
+        for done, part in enumerate(pool.map(job, jobs, chunksize=2), start=1):
             if len(part[0]):
                 parts.append(part)
             if done % 25 == 0 or done == frames:
                 rate = done / (time.monotonic() - started)
                 print(f"  {done}/{frames} frames ({rate:.1f}/s)", file=sys.stderr, flush=True)
-    return {
-        "crops": np.concatenate([p[0] for p in parts]),
-        "tiles": np.concatenate([p[1] for p in parts]),
-        "meeples": np.concatenate([p[2] for p in parts]),
-    }
+    return {key: np.concatenate([p[k] for p in parts]) for k, key in enumerate(keys)}
+
+
+def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+    return render_all(_job, ("crops", "tiles", "meeples"), frames, held_out, workers, first_seed)
 
 
 def main(argv: list[str] | None = None) -> int:

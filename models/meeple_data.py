@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -34,6 +32,7 @@ from models.cell_data import (
     TRAIN_CAMERAS,
     TRAIN_STYLES,
     meeple_spots,
+    render_all,
     tile_classes,
 )
 
@@ -128,21 +127,7 @@ def _job(args: tuple[int, bool]) -> Pair:
 
 
 def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
-    parts = []
-    started = time.monotonic()
-    jobs = [(seed, held_out) for seed in range(first_seed, first_seed + frames)]
-    with ProcessPoolExecutor(workers) as pool:
-        for done, part in enumerate(pool.map(_job, jobs, chunksize=2), start=1):
-            if len(part[0]):
-                parts.append(part)
-            if done % 25 == 0 or done == frames:
-                rate = done / (time.monotonic() - started)
-                print(f"  {done}/{frames} boards ({rate:.1f}/s)", file=sys.stderr, flush=True)
-    return {
-        "now": np.concatenate([p[0] for p in parts]),
-        "bare": np.concatenate([p[1] for p in parts]),
-        "meeples": np.concatenate([p[2] for p in parts]),
-    }
+    return render_all(_job, ("now", "bare", "meeples"), frames, held_out, workers, first_seed)
 
 
 def main(argv: list[str] | None = None) -> int:
