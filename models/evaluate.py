@@ -4,7 +4,9 @@ Two levels, both with onnxruntime only (no torch):
 
 * cells: the model alone on held-out crops (build/cells-heldout.npz from models.cell_data);
 * games: whole simulated games read by the companion (rectifier, lattice, model, tracker with
-  the rules), one frame per settled scene, compared event by event with the ground truth.
+  the rules), one frame per settled scene, compared event by event with the ground truth. A
+  person answers each prompt by entering what really happened, as at a real table; a tile or
+  meeple counts as right only when the camera recorded it by itself.
 
     python -m models.evaluate --cells build/cells-heldout.npz --games 50 --workers 2
 """
@@ -53,29 +55,27 @@ def _game(seed: int) -> dict[str, Any]:
     model = CellModel()
     style = HELD_OUT_STYLES[seed % len(HELD_OUT_STYLES)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
-    result = read_game(truth, model, style, camera, seed, settled_only=True, meeple_model=MeepleModel())
-    truth_events = result.truth_events()
-    read = result.read_events()
-    truth_tiles = [e for e in truth_events if e["event"] == "tile"]
-    truth_meeples = [e for e in truth_events if e["event"] == "meeple"]
-    read_tiles = {tuple(e["at"]): e for e in read if e["event"] == "tile"}
-    read_meeples = [e for e in read if e["event"] == "meeple"]
-    tiles_right = sum(1 for e in truth_tiles if read_tiles.get(tuple(e["at"])) == e)
-    wrong_tiles = sum(
-        1 for e in truth_tiles if tuple(e["at"]) in read_tiles and read_tiles[tuple(e["at"])] != e
+    result = read_game(
+        truth, model, style, camera, seed, settled_only=True, meeple_model=MeepleModel(), answer_prompts=True
     )
-    meeples_right = sum(1 for e in truth_meeples if e in read_meeples)
-    wrong_meeples = sum(1 for e in read_meeples if e not in truth_meeples)
+    truth_events = result.truth_events()
+    camera = result.camera_events()  # what the camera recorded; a person entered the rest
+    truth_tiles = {tuple(e["at"]): e for e in truth_events if e["event"] == "tile"}
+    truth_meeples = [e for e in truth_events if e["event"] == "meeple"]
+    read_tiles = [e for e in camera if e["event"] == "tile"]
+    read_meeples = [e for e in camera if e["event"] == "meeple"]
     return {
         "seed": seed,
         "tiles": len(truth_tiles),
-        "tiles_right": tiles_right,
-        "tiles_wrong": wrong_tiles,  # read as another tile: the worst mistake
+        "tiles_right": sum(1 for e in read_tiles if truth_tiles.get(tuple(e["at"])) == e),
+        # recorded as another tile, or where none was laid: the worst mistake, scored silently
+        "tiles_wrong": sum(1 for e in read_tiles if truth_tiles.get(tuple(e["at"])) != e),
         "meeples": len(truth_meeples),
-        "meeples_right": meeples_right,
-        "meeples_wrong": wrong_meeples,
+        "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
+        "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
+        "answered": result.answered,  # events a person entered after a prompt
         "prompts": [p.code for p in result.prompts],
-        "exact": result.exact,
+        "exact": result.exact,  # the whole record and the scores, with the person's answers
         "seconds": round(result.seconds, 1),
     }
 
@@ -99,6 +99,7 @@ def evaluate_games(count: int, workers: int) -> dict[str, Any]:
     return {
         "games": count,
         "tiles": tiles,
+        # a tile is in error unless the camera recorded it right by itself (asked counts too)
         "tile_error": 1 - sum(g["tiles_right"] for g in games) / tiles,
         "tiles_read_wrong": sum(g["tiles_wrong"] for g in games),
         "meeples": meeples,
@@ -106,7 +107,9 @@ def evaluate_games(count: int, workers: int) -> dict[str, Any]:
         "meeples_read_wrong": sum(g["meeples_wrong"] for g in games),
         "games_all_tiles_right": sum(g["tiles_right"] == g["tiles"] for g in games) / count,
         "games_exact": sum(g["exact"] for g in games) / count,
+        "games_exact_unanswered": sum(g["exact"] and not g["answered"] for g in games) / count,
         "prompts": sum(len(g["prompts"]) for g in games),
+        "answered": sum(g["answered"] for g in games),
         "per_game": games,
     }
 

@@ -20,7 +20,7 @@ from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Rendere
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Tracker
-from companion.vision.mat import STANDARD_MAT
+from companion.vision.mat import PX_PER_MM, STANDARD_MAT
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
 from companion.vision.watcher import Watcher
@@ -78,13 +78,13 @@ def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(
 class Bench:
     """A table with the start tile, read through the whole camera path."""
 
-    def __init__(self, model: CellModel, meeple_model: MeepleModel) -> None:
+    def __init__(self, model: CellModel, meeple_model: MeepleModel, camera: int = CAMERA) -> None:
         self.setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
         self.link = EngineLink(self.setup)
         self.tracker = Tracker(self.link, model.labels)
         self.watcher = Watcher(model, meeple_model=meeple_model)
         self.loop = CameraLoop(self.watcher, self.tracker)
-        self.renderer = Renderer(Camera.from_seed(CAMERA))
+        self.renderer = Renderer(Camera.from_seed(camera))
         board = STANDARD_MAT.board
         self.scene = Scene((board.centre[0] + 3, board.centre[1] - 2))
         self.frame_seed = 0
@@ -139,6 +139,43 @@ class Bench:
 @pytest.fixture
 def bench(model: CellModel, meeple_model: MeepleModel) -> Bench:
     return Bench(model, meeple_model)
+
+
+# cameras of held-out games whose light once set the lattice half a tile off the start tile
+@pytest.mark.parametrize("game", [9007, 9008, 9026, 9028])
+def test_the_start_tile_sets_the_lattice_whatever_the_light(
+    model: CellModel, meeple_model: MeepleModel, game: int
+) -> None:
+    bench = Bench(model, meeple_model, HELD_OUT_CAMERAS[game % len(HELD_OUT_CAMERAS)])
+    assert bench.watcher.lattice is not None
+    true_centre = np.array(bench.scene.cell_centre_mm((0, 0))) * PX_PER_MM
+    assert np.linalg.norm(np.array(bench.watcher.lattice.origin_px) - true_centre) < 4.0
+    assert bench.prompt_codes() == set()
+
+
+def test_a_prompt_answered_on_the_phone_goes_away(bench: Bench) -> None:
+    cell, lying = bench.legal_tile()
+    bench.lay(cell, lying)
+    feature, spot = bench.meeple_spot(cell, lying)
+    black = PlacedMeeple(cell, spot, "black", "small")  # Ben's colour, on Ana's turn
+    bench.reach(cell, lambda: bench.scene.meeples.append(black))
+    assert bench.prompt_codes() == {"meeple-colour"}
+    # Ana took a black meeple by mistake, and says on the phone that it is hers
+    mine = {"event": "meeple", "player": "Ana", "at": list(cell), "feature": feature, "size": "small"}
+    bench.link.add(mine)
+    assert bench.prompt_codes() == set()
+
+    known = set(tile_classes())
+    rng = random.Random(3)
+    options: list = []
+    while not options:
+        unknown = random_unknown_tile(rng, known)
+        options = bench.link.game.legal_placements(unknown)
+    where, _, unknown_lying = options[0]
+    bench.lay(where, unknown_lying)
+    assert bench.prompt_codes() & {"unknown-tile", "unsure-tile", "illegal-tile"}
+    bench.link.add({"event": "tile", "player": "Ben", "at": list(where), "tile": unknown_lying.to_json()})
+    assert bench.prompt_codes() == set()
 
 
 def test_a_legal_tile_is_read_and_recorded(bench: Bench) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.games.base import IllegalEvent
+from companion.games.starwars.spots import PLANET_SPOTS
 from companion.sim.starwars_games import SimulatedGame, simulate_game
 from companion.sim.table import MAT_BOUNDS, SimulatedTable
 from companion.table.links import EngineLink
@@ -30,6 +31,15 @@ class GameRead:
     frames: int
     prompts: list[Prompt] = field(default_factory=list)  # every prompt raised along the way
     seconds: float = 0.0
+    answered: int = 0  # events a person entered on the phone after a prompt
+
+    def camera_events(self) -> list[dict[str, Any]]:
+        """The events the camera recorded (not those a person entered), without their meta."""
+        return [
+            {k: v for k, v in e.items() if k != "meta"}
+            for e in self.link.events
+            if e.get("meta", {}).get("source") == "camera"
+        ]
 
     def truth_events(self) -> list[dict[str, Any]]:
         return [self.truth.game.event_to_json(e) for e in self.truth.events]
@@ -47,7 +57,15 @@ class GameRead:
 def simulated_game(
     seed: int, players: int = 3, tiles: int | None = None, meeple_chance: float = 0.6
 ) -> SimulatedGame:
-    return simulate_game(players, seed, meeple_chance=meeple_chance, bounds=MAT_BOUNDS, tiles=tiles)
+    # the table shows two meeples on a planet (PLANET_SPOTS); a third would stand on one of them
+    return simulate_game(
+        players,
+        seed,
+        meeple_chance=meeple_chance,
+        bounds=MAT_BOUNDS,
+        tiles=tiles,
+        planet_room=len(PLANET_SPOTS),
+    )
 
 
 def read_game(
@@ -59,9 +77,12 @@ def read_game(
     on_frame: Callable[[int], None] | None = None,
     settled_only: bool = False,
     meeple_model: MeepleModel | None = None,
+    answer_prompts: bool = False,
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
-    ``settled_only`` each settled scene is one frame read directly, skipping motion."""
+    ``settled_only`` each settled scene is one frame read directly, skipping motion. With
+    ``answer_prompts`` a person answers every prompt by entering what really happened, as the
+    phone lets them, so that one unsure reading does not throw the rest of the game off."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice)
@@ -74,14 +95,18 @@ def read_game(
             tracker.observe(watcher.look(shot.frame))
         else:
             loop.step(shot.frame)
-        table.dice.queue.extend(shot.dice)
-        tracker.poll_dice()
         for prompt in tracker.open_prompts():
             if prompt not in result.prompts:
                 result.prompts.append(prompt)
+        if answer_prompts and tracker.open_prompts():  # before anyone rolls for the battle
+            result.answered += _answer(result, shot.truth_events - len(shot.dice))
+        table.dice.queue.extend(shot.dice)
+        tracker.poll_dice()
         result.frames = number + 1
         if on_frame is not None:
             on_frame(number)
+    if answer_prompts and tracker.open_prompts():
+        result.answered += _answer(result, len(truth.events))
     # the last tile is down: a player says so on the phone ("end"), which scores the game
     try:
         link.add({"event": "end"})
@@ -89,3 +114,23 @@ def read_game(
         result.prompts.append(Prompt("not-allowed", f"the game could not end: {error.reason}"))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _answer(result: GameRead, happened: int) -> int:
+    """A person at the table enters, on the phone, what happened that the record lacks (up to
+    the next dice roll, which the trays report). Nothing when the record already went astray:
+    that is a reading error, and the suite counts it."""
+    truth = result.truth_events()[:happened]
+    read = result.read_events()
+    if read != truth[: len(read)]:
+        return 0
+    entered = 0
+    for event in truth[len(read) :]:
+        if event["event"] == "roll":
+            break
+        try:
+            result.link.add({**event, "meta": {"source": "phone"}})
+        except IllegalEvent:
+            break
+        entered += 1
+    return entered

@@ -9,12 +9,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from companion.games.base import Player, Setup
+from companion.games.base import Cell, Player, Setup
 from companion.games.starwars import StarWarsGame
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
 from companion.games.starwars.setup import COLOURS
-from companion.games.starwars.tiles import OFFSETS
+from companion.games.starwars.tiles import OFFSETS, PLANET
 
 NAMES = ("Ana", "Ben", "Cid", "Dee", "Eli")
 SNUG = 8  # how much more likely a cell touching one more tile is chosen
@@ -47,6 +47,11 @@ def simulated_setup(players: int, variant: str, rng: random.Random) -> Setup:
     return Setup("starwars", variant, tuple(Player(n, c) for n, c in zip(NAMES, colours, strict=False)))
 
 
+def _on_planet(game: StarWarsGame, cell: Cell) -> int:
+    planet = game.board.tiles[cell].planet_index
+    return sum(1 for m in game.meeples_on_board() if m.cell == cell and m.feature_index == planet)
+
+
 def simulate_game(
     players: int = 3,
     seed: int = 0,
@@ -55,6 +60,7 @@ def simulate_game(
     catalog_ids: bool = False,
     bounds: tuple[int, int, int, int] | None = None,
     tiles: int | None = None,
+    planet_room: int | None = None,
 ) -> SimulatedGame:
     """Play one whole random legal game.
 
@@ -63,7 +69,8 @@ def simulate_game(
     camera would read them, so the record does not depend on our approximate catalog.
     ``bounds`` (min x, max x, min y, max y) keeps the board on a play mat: a tile that fits
     nowhere inside them goes back to the box. ``tiles`` ends the game early, after that many
-    tiles (the start tile included): shorter games for slow tests.
+    tiles (the start tile included): shorter games for slow tests. ``planet_room`` is how many
+    meeples the simulated table can show on one planet: players attack no fuller planet.
     """
     rng = random.Random(seed)
     setup = simulated_setup(players, variant, rng)
@@ -98,6 +105,8 @@ def simulate_game(
         else:
             play(TilePlaced(game.next_player, cell, lying))
         meeples = game.legal_meeples()
+        if planet_room is not None:
+            meeples = [m for m in meeples if m.feature != PLANET or _on_planet(game, m.at) < planet_room]
         if meeples and rng.random() < meeple_chance:
             play(rng.choice(meeples))
         while (battle := game.pending_battle()) is not None:

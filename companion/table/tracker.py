@@ -22,6 +22,9 @@ from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
 
 ACCEPT = 0.9  # below this a reading goes to a person
+# prompts a phone entry answers: about a tile not yet recorded, or a meeple this turn
+TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile")
+MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
 DOMINANT = 0.5  # a reading this likely is what the camera sees, allowed or not
 
 
@@ -78,11 +81,34 @@ class Tracker:
         self.events: list[dict[str, Any]] = []  # what this tracker added, in order
         self._known: dict[int, Meeple] = {}  # meeples the rules had on the board, by id
         self._returned: dict[Cell, list[Meeple]] = {}  # sent home, perhaps still on the table
+        self._raised_at: dict[tuple[str, tuple[Cell, ...]], tuple[object, ...]] = {}
 
     # --- what the table sees -------------------------------------------------------------------
 
     def open_prompts(self) -> list[Prompt]:
+        engine = self.link.engine()
+        if engine is not None:
+            self._drop_answered(engine)
         return list(self.prompts.values())
+
+    @staticmethod
+    def _moment(engine: StarWarsGame) -> tuple[object, ...]:
+        return (engine.turn, engine.phase, tuple(m.id for m in engine.meeples_on_board()))
+
+    def _drop_answered(self, engine: StarWarsGame) -> None:
+        """Forget the prompts someone answered on the phone: the tile they asked about is now
+        recorded, or the turn their meeple belonged to has moved on."""
+        for key, prompt in list(self.prompts.items()):
+            if prompt.code in TILE_PROMPTS:
+                answered = all(c in engine.board.tiles for c in prompt.cells)
+                if prompt.code == "start-tile":
+                    answered = engine.phase is not Phase.START
+            elif prompt.code in MEEPLE_PROMPTS:
+                answered = self._raised_at.get(key) != self._moment(engine)
+            else:  # what the table shows (a fallen or missing meeple): cleared when seen again
+                continue
+            if answered:
+                del self.prompts[key]
 
     def observe(self, observation: Observation) -> list[dict[str, Any]]:
         """Turn one observation into events; returns the events added."""
@@ -97,6 +123,7 @@ class Tracker:
             self.status = "no game is under way: start one on the setup page"
             self._changed()
             return added
+        self._drop_answered(engine)
         readings = {r.cell: r for r in observation.readings}
         for key in [k for k in self.prompts if any(c in readings for c in k[1])]:
             del self.prompts[key]
@@ -315,6 +342,9 @@ class Tracker:
 
     def _prompt(self, code: str, message: str, cells: tuple[Cell, ...]) -> None:
         self.prompts[(code, cells)] = Prompt(code, message, cells)
+        engine = self.link.engine()
+        if engine is not None:
+            self._raised_at[(code, cells)] = self._moment(engine)
 
     def _changed(self) -> None:
         if self.on_change is not None:

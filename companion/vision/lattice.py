@@ -116,3 +116,27 @@ def find_lattice(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[Lattice
     lattice = Lattice((float(nearest[0]), float(nearest[1])))
     cells = sorted((lattice.cell_at(x, y) for x, y in centres), key=lambda c: (c[1], c[0]))
     return lattice, cells
+
+
+def lone_tile_centre(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[float, float] | None:
+    """The centre of the one tile that appeared on the board, from the pixels that changed
+    (``changed``: 1 where the view changed). None unless the change is one tile's size and shape."""
+    b = mat.board
+    s = PX_PER_MM
+    x0, y0 = max(0, round(b.x_mm * s)), max(0, round(b.y_mm * s))
+    x1, y1 = round((b.x_mm + b.w_mm) * s), round((b.y_mm + b.h_mm) * s)
+    area = np.zeros_like(changed)
+    area[y0:y1, x0:x1] = changed[y0:y1, x0:x1]
+    # art close to the felt's colour leaves holes; noise leaves specks
+    area = cv2.morphologyEx(area, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    area = cv2.morphologyEx(area, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(area, connectivity=8)
+    # a tile turned by a few degrees, with its drop shadow and a pixel of blur each side;
+    # other changes (a flicker of light, a shadow moving) are not tile-shaped
+    low, high = TILE_PX * 0.85, TILE_PX * 1.25
+    tiles = [
+        (left + width / 2 - 0.5, top + height / 2 - 0.5)
+        for left, top, width, height, pixels in stats[1:count].tolist()
+        if low <= width <= high and low <= height <= high and pixels >= 0.75 * width * height
+    ]
+    return tiles[0] if len(tiles) == 1 else None

@@ -14,7 +14,7 @@ import numpy as np
 
 from companion.games.base import Cell
 from companion.vision.frames import FrozenDetector, check_frame
-from companion.vision.lattice import Lattice, find_lattice
+from companion.vision.lattice import Lattice, find_lattice, lone_tile_centre
 from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
 from companion.vision.meeples import BareLooks, MeepleModel
 from companion.vision.motion import SettleDetector
@@ -38,6 +38,19 @@ class Observation:
     lattice: Lattice | None = None
     problem: str | None = None  # a short code when the frame could not be read
     message: str | None = None  # for a person
+
+
+def changed_pixels(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """1 where a pixel changed between two rectified views, else 0 (uint8)."""
+    # the largest change in any colour channel: a black meeple on dark art barely changes
+    # the grey level, but its lit rim and its colour do
+    blurred_before = cv2.GaussianBlur(before, (3, 3), 0)
+    blurred_after = cv2.GaussianBlur(after, (3, 3), 0)
+    blue, green, red = cv2.split(cv2.absdiff(blurred_before, blurred_after))
+    diff = cv2.max(cv2.max(blue, green), red).astype(np.int16)
+    diff -= int(np.median(diff[::4, ::4]))  # the light as a whole may have changed a little
+    changed: np.ndarray = (diff > CHANGE_LEVEL).astype(np.uint8)
+    return changed
 
 
 class Watcher:
@@ -83,7 +96,7 @@ class Watcher:
         view = self.rectifier.rectify(frame, located.homography)
         self.last_view = view
         if self.lattice is None:
-            found = find_lattice(view, self.mat)
+            found = self._first_lattice(view)
             if found is None:
                 self.reference = view
                 return Observation(view=view, message=located.message)
@@ -105,19 +118,22 @@ class Watcher:
         self.reference = view
         return Observation(readings, view, self.lattice, message=located.message)
 
+    def _first_lattice(self, view: np.ndarray) -> tuple[Lattice, list[Cell]] | None:
+        """The lattice, from the first tile laid on the mat that was seen bare: the change
+        between the two is the tile, whatever the light does to the felt. From the felt alone
+        (a game already under way when the companion starts) otherwise."""
+        if self.reference is not None:
+            centre = lone_tile_centre(changed_pixels(self.reference, view), self.mat)
+            if centre is not None:
+                return Lattice(centre), [(0, 0)]
+        return find_lattice(view, self.mat)
+
     def changed_cells(self, view: np.ndarray) -> list[Cell]:
         assert self.lattice is not None
         cells = self.lattice.board_cells(self.mat)
         if self.reference is None:
             return cells
-        # the largest change in any colour channel: a black meeple on dark art barely changes
-        # the grey level, but its lit rim and its colour do
-        before = cv2.GaussianBlur(self.reference, (3, 3), 0)
-        after = cv2.GaussianBlur(view, (3, 3), 0)
-        blue, green, red = cv2.split(cv2.absdiff(before, after))
-        diff = cv2.max(cv2.max(blue, green), red).astype(np.int16)
-        diff -= int(np.median(diff[::4, ::4]))  # the light as a whole may have changed a little
-        changed = (diff > CHANGE_LEVEL).astype(np.uint8)
+        changed = changed_pixels(self.reference, view)
         integral = cv2.integral(changed)
         half = TILE_PX // 2
         found = []
