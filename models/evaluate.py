@@ -3,12 +3,14 @@
 Two levels, both with onnxruntime only (no torch):
 
 * cells: the model alone on held-out crops (build/cells-heldout.npz from models.cell_data);
+* meeples: the meeple model alone on held-out pairs (build/meeples-heldout.npz);
 * games: whole simulated games read by the companion (rectifier, lattice, model, tracker with
   the rules), one frame per settled scene, compared event by event with the ground truth. A
   person answers each prompt by entering what really happened, as at a real table; a tile or
   meeple counts as right only when the camera recorded it by itself.
 
-    python -m models.evaluate --cells build/cells-heldout.npz --games 50 --workers 2
+    python -m models.evaluate --cells build/cells-heldout.npz --meeples build/meeples-heldout.npz \
+        --games 50 --workers 2
 """
 
 from __future__ import annotations
@@ -45,6 +47,44 @@ def evaluate_cells(path: str) -> dict[str, Any]:
         "meeple_spot_error": float(1 - spot_right.mean()),
         "meeple_error_where_present": float(1 - spot_right[present].mean()) if present.any() else 0.0,
         "meeples": int(present.sum()),
+    }
+
+
+def evaluate_meeples(path: str) -> dict[str, Any]:
+    """The meeple model alone on held-out (now, bare) pairs (build/meeples-heldout.npz)."""
+    data = np.load(path)
+    model = MeepleModel()
+    window = slice(MARGIN, MARGIN + CROP_PX)
+    probs = np.concatenate(
+        [
+            model.run(data["now"][i : i + 512, window, window], data["bare"][i : i + 512, window, window])
+            for i in range(0, len(data["meeples"]), 512)
+        ]
+    )
+    truth = data["meeples"]
+    guess = probs.argmax(2)
+    present = truth > 0
+    standing = truth >= 2  # classes after none and fallen: colour/size, colours in pairs of sizes
+    # the size of a standing meeple: the chance of each size, summed over the colours
+    large = probs[:, :, 3::2].sum(axis=2)
+    small = probs[:, :, 2::2].sum(axis=2)
+    true_large = (truth - 2) % 2 == 1
+    size_sure = np.maximum(large, small) >= 0.9
+    size_wrong = np.where(true_large, small > large, large > small)
+    planet = [model.spots.index(p) for p in ("P1", "P2")]
+    attacks = present[:, planet].all(axis=1)  # two meeples on one planet
+    attack_error = float((guess != truth)[attacks][:, planet].mean()) if attacks.any() else 0.0
+    return {
+        "pairs": len(truth),
+        "spots_holding_something": int(present.sum()),
+        "spot_error_where_present": float((guess != truth)[present].mean()),
+        "false_meeples": float((guess > 0)[~present].mean()),
+        "cells_exact": float((guess == truth).all(axis=1).mean()),
+        "standing": int(standing.sum()),
+        "size_wrong_when_sure": int((size_wrong & size_sure)[standing].sum()),
+        "size_unsure": int((~size_sure)[standing].sum()),
+        "planet_attacks": int(attacks.sum()),
+        "planet_attack_spot_error": attack_error,
     }
 
 
@@ -119,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cells", help="held-out crops (npz) for the model-level figures")
+    parser.add_argument("--meeples", help="held-out (now, bare) pairs (npz) for the meeple model")
     parser.add_argument("--games", type=int, default=0, help="whole held-out games to read")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write the figures as JSON here too")
@@ -127,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.cells:
         report["cells"] = evaluate_cells(args.cells)
         print(json.dumps(report["cells"], indent=1))
+    if args.meeples:
+        report["meeples"] = evaluate_meeples(args.meeples)
+        print(json.dumps(report["meeples"], indent=1))
     if args.games:
         report["games"] = evaluate_games(args.games, args.workers)
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))

@@ -16,8 +16,9 @@ SPOT_XY: dict[str, tuple[float, float]] = {
     "E": (0.3, 0.0),
     "S": (0.0, 0.3),
     "W": (-0.3, 0.0),
-    "P1": (-0.11, 0.0),
-    "P2": (0.11, 0.0),
+    # two meeples on one planet stand corner to corner: side by side they would overlap
+    "P1": (-0.15, -0.15),
+    "P2": (0.15, 0.15),
 }
 PLANET_SPOTS = ("P1", "P2")
 
