@@ -112,6 +112,25 @@ class Bench:
         self.scene.hand = None
         return added + self.show()
 
+    def wrong_colour_meeple(self) -> tuple[tuple[int, int], str]:
+        """A tile laid, and a meeple in Ben's colour put on it during Ana's turn."""
+        cell, lying = self.legal_tile()
+        self.lay(cell, lying)
+        feature, spot = self.meeple_spot(cell, lying)
+        black = PlacedMeeple(cell, spot, "black", "small")
+        assert self.reach(cell, lambda: self.scene.meeples.append(black)) == []
+        return cell, feature
+
+    def unknown_tile_placement(self) -> tuple[tuple[int, int], Tile]:
+        """A tile in no catalog and a cell where it fits, as it lies there."""
+        known = set(tile_classes())
+        rng = random.Random(3)
+        for _ in range(200):
+            options = self.link.game.legal_placements(random_unknown_tile(rng, known))
+            if options:
+                return options[0][0], options[0][2]
+        raise AssertionError("no unknown tile fits")
+
     def meeple_spot(self, cell: tuple[int, int], lying: Tile, planet: bool = False) -> tuple[str, str]:
         """A feature of the tile just laid that takes a meeple, and a spot on it."""
         options = [m.feature for m in self.link.game.legal_meeples() if (m.feature == "planet") == planet]
@@ -137,27 +156,17 @@ def test_the_start_tile_sets_the_lattice_whatever_the_light(
 
 
 def test_a_prompt_answered_on_the_phone_goes_away(bench: Bench) -> None:
-    cell, lying = bench.legal_tile()
-    bench.lay(cell, lying)
-    feature, spot = bench.meeple_spot(cell, lying)
-    black = PlacedMeeple(cell, spot, "black", "small")  # Ben's colour, on Ana's turn
-    bench.reach(cell, lambda: bench.scene.meeples.append(black))
+    cell, feature = bench.wrong_colour_meeple()
     assert bench.prompt_codes() == {"meeple-colour"}
     # Ana took a black meeple by mistake, and says on the phone that it is hers
     mine = {"event": "meeple", "player": "Ana", "at": list(cell), "feature": feature, "size": "small"}
     bench.link.add(mine)
     assert bench.prompt_codes() == set()
 
-    known = set(tile_classes())
-    rng = random.Random(3)
-    options: list = []
-    while not options:
-        unknown = random_unknown_tile(rng, known)
-        options = bench.link.game.legal_placements(unknown)
-    where, _, unknown_lying = options[0]
-    bench.lay(where, unknown_lying)
+    where, unknown = bench.unknown_tile_placement()
+    bench.lay(where, unknown)
     assert bench.prompt_codes() & {"unknown-tile", "unsure-tile", "illegal-tile"}
-    bench.link.add({"event": "tile", "player": "Ben", "at": list(where), "tile": unknown_lying.to_json()})
+    bench.link.add({"event": "tile", "player": "Ben", "at": list(where), "tile": unknown.to_json()})
     assert bench.prompt_codes() == set()
 
 
@@ -237,14 +246,7 @@ def test_a_mat_never_seen_whole_is_not_read(model: CellModel) -> None:
 
 
 def test_a_tile_not_in_the_catalog_asks(bench: Bench) -> None:
-    known = set(tile_classes())
-    rng = random.Random(3)
-    for _ in range(200):
-        unknown = random_unknown_tile(rng, known)
-        cell = next((c for c, _, _ in bench.link.game.legal_placements(unknown)), None)
-        if cell is not None:
-            break
-    assert cell is not None
+    cell, unknown = bench.unknown_tile_placement()
     added = bench.lay(cell, unknown)
     assert added == []
     assert bench.prompt_codes() & {"unknown-tile", "unsure-tile", "illegal-tile"}
@@ -283,11 +285,7 @@ def test_a_meeple_is_read_from_the_cell_and_its_bare_look(bench: Bench) -> None:
 
 
 def test_a_meeple_of_another_colour_than_the_turn_asks(bench: Bench) -> None:
-    cell, lying = bench.legal_tile()
-    bench.lay(cell, lying)
-    _, spot = bench.meeple_spot(cell, lying)
-    black = PlacedMeeple(cell, spot, "black", "small")  # Ben's colour, on Ana's turn
-    assert bench.reach(cell, lambda: bench.scene.meeples.append(black)) == []
+    bench.wrong_colour_meeple()
     assert "meeple-colour" in bench.prompt_codes()
     assert len(bench.link.events) == 2
 
