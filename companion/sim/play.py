@@ -92,7 +92,7 @@ def read_game(
     result = GameRead(truth, link, tracker, 0)
     for number, shot in enumerate(table.frames()):
         if settled_only:
-            tracker.observe(watcher.look(shot.frame))
+            loop.settled(watcher.look(shot.frame))
         else:
             loop.step(shot.frame)
         for prompt in tracker.open_prompts():
@@ -102,6 +102,11 @@ def read_game(
             result.answered += _answer(result, shot.truth_events - len(shot.dice))
         table.dice.queue.extend(shot.dice)
         tracker.poll_dice()
+        if tracker.held_rolls:  # rolls for a battle the record lacks
+            result.prompts += [p for p in tracker.open_prompts() if p not in result.prompts]
+            if answer_prompts:
+                result.answered += _answer(result, shot.truth_events)
+                tracker.poll_dice()
         result.frames = number + 1
         if on_frame is not None:
             on_frame(number)

@@ -21,8 +21,23 @@ class CameraLoop:
         added: list[dict[str, Any]] = []
         observation = self.watcher.feed(frame)
         if observation is not None:
-            if observation.problem is None:
-                self.last = observation
-            added += self.tracker.observe(observation)
+            added += self.settled(observation)
         added += self.tracker.poll_dice()
+        return added
+
+    def settled(self, observation: Observation) -> list[dict[str, Any]]:
+        """What a settled frame showed, then a second look at the cells where the player of the
+        turn may place a meeple now: a small dark meeple may change too few pixels for the
+        watcher to re-read its cell by itself."""
+        if observation.problem is None:
+            self.last = observation
+        added = self.tracker.observe(observation)
+        if observation.problem is not None:
+            return added
+        again = self.tracker.cells_to_recheck({r.cell for r in observation.readings})
+        if again:
+            readings = self.watcher.reread(again)
+            added += self.tracker.observe(
+                Observation(readings, observation.view, observation.lattice, message=observation.message)
+            )
         return added

@@ -17,6 +17,7 @@ from companion.games.starwars.board import Meeple
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
+from companion.table.meeple_match import match_cell
 from companion.vision.labels import EMPTY, FALLEN, UNKNOWN, TileLabels
 from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
@@ -49,11 +50,21 @@ class GameLink(Protocol):
 class DiceSource(Protocol):
     """Where battle dice come from: the trays (issue 6), or the simulated table."""
 
-    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]: ...
+    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
+        """The rolls reported since the last poll, as record events."""
+        ...
 
 
 def _at(cell: Cell) -> list[int]:
     return [cell[0], cell[1]]
+
+
+def _meeple_places(engine: StarWarsGame) -> dict[tuple[Cell, str], set[str]]:
+    """Where the player of the turn may place a meeple now, with the sizes they still hold."""
+    places: dict[tuple[Cell, str], set[str]] = {}
+    for option in engine.legal_meeples():
+        places.setdefault((option.at, option.feature), set()).add(option.size)
+    return places
 
 
 def _feature_index(tile: Tile, letter: str | None) -> int | None:
@@ -82,6 +93,8 @@ class Tracker:
         self._known: dict[int, Meeple] = {}  # meeples the rules had on the board, by id
         self._returned: dict[Cell, list[Meeple]] = {}  # sent home, perhaps still on the table
         self._raised_at: dict[tuple[str, tuple[Cell, ...]], tuple[object, ...]] = {}
+        self.held_rolls: list[dict[str, Any]] = []  # reported by the trays, not yet recorded
+        self._last_spot: dict[int, str] = {}  # where the camera last saw each meeple, by id
 
     # --- what the table sees -------------------------------------------------------------------
 
@@ -157,18 +170,44 @@ class Tracker:
         self._changed()
         return added
 
-    def poll_dice(self) -> list[dict[str, Any]]:
+    def cells_to_recheck(self, read: set[Cell]) -> list[Cell]:
+        """Tiles the camera should look at again though they seemed unchanged: where the player
+        of the turn may place a meeple now."""
         engine = self.link.engine()
-        added: list[dict[str, Any]] = []
-        while self.dice is not None and engine is not None and engine.pending_battle() is not None:
-            rolls = self.dice.poll(engine)
-            if not rolls:
-                break
-            for roll in rolls:
-                if not self._add(roll, ()):
-                    return added
-                added.append(roll)
+        if engine is None or engine.phase is not Phase.MEEPLE:
+            return []
+        return sorted({cell for cell, _ in _meeple_places(engine)} - read)
+
+    def poll_dice(self) -> list[dict[str, Any]]:
+        """Take the rolls the trays report. A roll no battle is waiting for is kept, not dropped:
+        most likely the camera missed the meeple that started the battle, and once someone
+        enters it on the phone the roll counts."""
+        if self.dice is not None:
             engine = self.link.engine()
+            if engine is not None:
+                self.held_rolls += self.dice.poll(engine)
+        added: list[dict[str, Any]] = []
+        self.prompts.pop(("not-allowed", ()), None)  # raised again below if a roll is still refused
+        while self.held_rolls:
+            engine = self.link.engine()
+            if engine is None or engine.pending_battle() is None:
+                break
+            roll = self.held_rolls[0]
+            if not self._add(roll, ()):
+                break
+            self.held_rolls.pop(0)
+            added.append(roll)
+        engine = self.link.engine()
+        waiting = engine is not None and engine.pending_battle() is None and bool(self.held_rolls)
+        if waiting:
+            self._prompt(
+                "dice-without-battle",
+                f"the trays report {len(self.held_rolls)} roll(s), but no battle is waiting: did "
+                "the camera miss a meeple? Enter it on the phone and the roll will count",
+                (),
+            )
+        else:
+            self.prompts.pop(("dice-without-battle", ()), None)
         return added
 
     # --- tiles ---------------------------------------------------------------------------------
@@ -245,15 +284,19 @@ class Tracker:
         # meeples the rules sent home stay on the table until someone takes them back
         for key in [k for k in self._known if k not in standing]:
             gone = self._known.pop(key)
+            self._last_spot.pop(key, None)
             self._returned.setdefault(gone.cell, []).append(gone)
         self._known.update(standing)
-        new: list[tuple[Cell, SpotReading, str | None]] = []
+        colour_of = {p.name: p.color for p in engine.players}
+        places = _meeple_places(engine)
+        new: list[tuple[Cell, SpotReading, str]] = []
+        strays: list[tuple[Cell, SpotReading]] = []
+        doubtful: list[Cell] = []  # a known meeple seen elsewhere where a new one may now stand
         for cell, reading in readings.items():
             tile = engine.board.tiles.get(cell)
             if tile is None:
                 continue
-            expected = [m for m in standing.values() if m.cell == cell]
-            returned = self._returned.pop(cell, [])  # re-read now: those not seen were taken back
+            seen: list[tuple[SpotReading, int | None]] = []
             fallen = False
             for spot in reading.meeples():
                 if spot.label == FALLEN:
@@ -264,42 +307,82 @@ class Tracker:
                         (cell,),
                     )
                     continue
+                seen.append((spot, _feature_index(tile, feature_letter(tile, spot.spot))))
+            expected = [m for m in standing.values() if m.cell == cell]
+            match = match_cell(seen, expected, colour_of, self._last_spot)
+            for spot, meeple in match.known:
+                self._last_spot[meeple.id] = spot.spot
+            for spot, _meeple in match.moved:
+                if (cell, feature_letter(tile, spot.spot)) in places:
+                    doubtful.append(cell)
+            # re-read now: the meeples sent home that are not seen were taken back
+            returned = self._returned.pop(cell, [])
+            still = match_cell(match.new, returned, colour_of, {})
+            if still.known:
+                self._returned[cell] = [meeple for _, meeple in still.known]
+            for spot, _ in still.new:
                 letter = feature_letter(tile, spot.spot)
-                index = _feature_index(tile, letter)
-                match = next((m for m in expected if m.feature_index == index), None)
-                if match is not None:
-                    expected.remove(match)
-                    continue
-                match = next((m for m in returned if m.feature_index == index), None)
-                if match is not None:
-                    returned.remove(match)
-                    self._returned.setdefault(cell, []).append(match)  # still there
-                    continue
-                new.append((cell, spot, letter))
+                if letter is not None and (cell, letter) in places:
+                    new.append((cell, spot, letter))
+                else:
+                    strays.append((cell, spot))
             if not fallen:
-                for meeple in expected:
+                for meeple in match.unseen:
                     self._prompt(
                         "missing-meeple",
                         f"{meeple.player}'s meeple on the tile at {_at(cell)} is not where it was: "
                         "put it back, or fix it on the phone",
                         (cell,),
                     )
+        for cell, spot in strays:
+            self._prompt(
+                "stray-meeple",
+                f"a meeple ({spot.label}) at {_at(cell)} that the game does not have, where no one "
+                "may place one now: take it away, or fix the record on the phone",
+                (cell,),
+            )
         if len(new) > 1:
             cells = tuple(sorted({n[0] for n in new}))
+            seen_text = ", ".join(f"{spot.label} at {_at(cell)}" for cell, spot, _ in new)
             self._prompt(
-                "two-meeples", "more than one new meeple: a player places one meeple per turn", cells
+                "two-meeples",
+                f"more than one new meeple ({seen_text}): a player places one meeple per turn",
+                cells,
             )
             return []
         if not new:
+            for cell in doubtful:
+                self._prompt(
+                    "unsure-meeple",
+                    f"is there a new meeple on the planet at {_at(cell)}? The camera sees one meeple "
+                    "where it saw another: check them, or enter the new one on the phone",
+                    (cell,),
+                )
             return []
-        return self._new_meeple(engine, *new[0])
+        cell, spot, letter = new[0]
+        return self._new_meeple(engine, cell, spot, letter, places[(cell, letter)])
 
     def _new_meeple(
-        self, engine: StarWarsGame, cell: Cell, spot: SpotReading, letter: str | None
+        self, engine: StarWarsGame, cell: Cell, spot: SpotReading, letter: str, allowed: set[str]
     ) -> list[dict[str, Any]]:
+        player = engine.current_player
+        assert player is not None  # a new meeple is only looked for where the player may place one
+        colour_of = {p.name: p.color for p in engine.players}
         sizes = spot.standing_by(1)
-        size = max(sizes, key=lambda s: sizes[s])
-        if letter is None or sizes[size] < ACCEPT:
+        size = max(allowed, key=lambda s: sizes.get(s, 0.0))
+        ruled_out = [s for s in sizes if s not in allowed and sizes[s] >= DOMINANT]
+        if ruled_out:
+            self._prompt(
+                "not-allowed",
+                f"a {ruled_out[0]} meeple appeared at {_at(cell)}, but {player} has none left: "
+                "check it, or fix it on the phone",
+                (cell,),
+            )
+            return []
+        # The player holds no meeple of a size they have used up: then only how sure the camera
+        # is that a meeple stands there counts, not which size it looks.
+        confidence = sum(sizes.values()) if len(allowed) == 1 else sizes[size]
+        if confidence < ACCEPT:
             self._prompt(
                 "unsure-meeple",
                 f"not sure about a meeple on the tile at {_at(cell)}: check it or enter it on the phone",
@@ -308,14 +391,13 @@ class Tracker:
             return []
         colours = spot.standing_by(0)
         colour = max(colours, key=lambda c: colours[c])
-        colour_of = {p.name: p.color for p in engine.players}
         # The turn order says whose meeple it is, as it does for tiles; the colour only checks it.
-        player = engine.current_player if engine.phase is Phase.MEEPLE else None
-        if player is None:
-            player = next((p.name for p in engine.players if p.color == colour), None)
-        if player is None or (colour != colour_of[player] and colours[colour] >= DOMINANT):
-            whose = f"it is {player}'s turn ({colour_of[player]})" if player else f"nobody plays {colour}"
-            self._prompt("meeple-colour", f"a {colour} meeple appeared at {_at(cell)}, but {whose}", (cell,))
+        if colour != colour_of[player] and colours[colour] >= DOMINANT:
+            self._prompt(
+                "meeple-colour",
+                f"a {colour} meeple appeared at {_at(cell)}, but it is {player}'s turn ({colour_of[player]})",
+                (cell,),
+            )
             return []
         event = {
             "event": "meeple",
@@ -323,9 +405,17 @@ class Tracker:
             "at": _at(cell),
             "feature": letter,
             "size": size,
-            "meta": {"source": "camera", "confidence": round(sizes[size], 4)},
+            "meta": {"source": "camera", "confidence": round(confidence, 4)},
         }
-        return [event] if self._add(event, (cell,)) else []
+        before = {m.id for m in engine.meeples_on_board()}
+        if not self._add(event, (cell,)):
+            return []
+        after = self.link.engine()
+        assert after is not None
+        for meeple in after.meeples_on_board():
+            if meeple.id not in before:
+                self._last_spot[meeple.id] = spot.spot
+        return [event]
 
     # --- plumbing ------------------------------------------------------------------------------
 

@@ -1,0 +1,197 @@
+"""The tracker's meeple logic on readings made by hand: which meeple seen is new, which is one
+the record has, and when to ask. (The camera path that makes such readings is tested in
+test_camera.py; here the readings are exact, so each rule is tested alone.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.games.base import Cell, Player, Setup
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.engine import Phase
+from companion.games.starwars.tiles import AROUND
+from companion.table.links import EngineLink
+from companion.table.meeple_match import match_cell
+from companion.table.tracker import Tracker
+from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
+from companion.vision.reader import MODELS, CellReading, SpotReading
+from companion.vision.watcher import Observation
+
+LABELS = TileLabels.load(MODELS / "cells.labels.json")
+
+
+def spot(name: str, **classes: float) -> SpotReading:
+    """A spot reading: the given classes ("red/small"=0.8, ...), the rest of the chance on none."""
+    probs = [0.0] * len(MEEPLE_CLASSES)
+    for key, p in classes.items():
+        probs[MEEPLE_CLASSES.index(key.replace("_", "/"))] = p
+    probs[0] = 1.0 - sum(probs)
+    best = int(np.argmax(probs))
+    return SpotReading(name, MEEPLE_CLASSES[best], probs[best], tuple(probs))
+
+
+def reading(cell: Cell, *spots: SpotReading) -> CellReading:
+    """A re-read of a cell whose tile the record has (the tile class does not matter then)."""
+    probs = np.zeros(len(LABELS.classes), np.float32)
+    probs[LABELS.index_of(UNKNOWN)] = 1.0
+    return CellReading(cell, probs, spots, np.zeros(1, np.float32))
+
+
+class Dice:
+    def __init__(self) -> None:
+        self.reported: list[dict[str, Any]] = []
+
+    def poll(self, engine: object) -> list[dict[str, Any]]:
+        taken, self.reported = self.reported, []
+        return taken
+
+
+class Table:
+    """Ana (red) and Ben (black); Ana has laid a planet tile and stood a meeple on it (P1)."""
+
+    def __init__(self) -> None:
+        self.link = EngineLink(Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black"))))
+        self.dice = Dice()
+        self.tracker = Tracker(self.link, LABELS, self.dice)
+        self.game = self.link.game
+        self.link.add(
+            {"event": "tile", "player": None, "at": [0, 0], "tile": load_catalog().start.tile.to_json()}
+        )
+        self.planet = self.lay("Ana", lambda t: t.planet_index is not None)
+        added = self.see(reading(self.planet, spot("P1", red_small=0.99)))
+        assert [(e["player"], e["feature"]) for e in added] == [("Ana", "planet")]
+
+    def lay(self, player: str, wanted: Any = lambda t: True, near: Cell | None = None) -> Cell:
+        """``player`` lays a tile (entered on the phone), next to ``near`` if given."""
+        if self.game.phase is Phase.MEEPLE:
+            self.game.close_turn()
+        for entry in load_catalog().tiles[1:]:
+            if not wanted(entry.tile):
+                continue
+            for cell, _, lying in self.game.legal_placements(entry.tile):
+                if near is None or (cell[0] - near[0], cell[1] - near[1]) in AROUND:
+                    self.link.add(
+                        {"event": "tile", "player": player, "at": list(cell), "tile": lying.to_json()}
+                    )
+                    return cell
+        raise AssertionError("no tile fits")
+
+    def see(self, *readings: CellReading) -> list[dict[str, Any]]:
+        return self.tracker.observe(Observation(list(readings)))
+
+    def codes(self) -> set[str]:
+        return {p.code for p in self.tracker.open_prompts()}
+
+
+@pytest.fixture
+def table() -> Table:
+    return Table()
+
+
+def test_an_attacker_seen_alone_on_a_planet_is_new_not_the_defender(table: Table) -> None:
+    table.lay("Ben", near=table.planet)
+    # the camera misses Ana's meeple and sees only Ben's, at the other planet spot
+    added = table.see(reading(table.planet, spot("P2", black_small=0.98)))
+    assert [(e["player"], e["at"], e["feature"]) for e in added] == [("Ben", list(table.planet), "planet")]
+    assert "missing-meeple" in table.codes()  # and it says Ana's is not seen
+
+
+def test_a_known_meeple_seen_where_it_was_is_not_new(table: Table) -> None:
+    table.lay("Ben", near=table.planet)
+    assert table.see(reading(table.planet, spot("P1", red_small=0.97))) == []
+    assert table.codes() == set()
+
+
+def test_one_meeple_seen_at_another_spot_of_a_planet_that_may_take_one_asks(table: Table) -> None:
+    table.lay("Ben", near=table.planet)
+    table.lay("Ana", near=table.planet)
+    # Ana may add a second meeple to her planet: one red meeple seen at P2, none at P1, is it
+    # hers moved, or a new one with the old one unseen? The camera cannot tell.
+    assert table.see(reading(table.planet, spot("P2", red_small=0.99))) == []
+    assert "unsure-meeple" in table.codes()
+    assert len(table.game.meeples_on_board()) == 1
+
+
+def test_a_meeple_no_one_may_place_now_is_a_stray_not_the_turn_s_meeple(table: Table) -> None:
+    here = table.lay("Ben")
+    far = next(c for c in table.game.board.tiles if c not in (here, table.planet))
+    assert table.see(reading(far, spot("N", black_small=0.99))) == []
+    assert table.codes() == {"stray-meeple"}
+    assert len(table.game.meeples_on_board()) == 1
+
+
+def test_a_size_the_player_has_used_up_is_read_as_the_one_they_hold(table: Table) -> None:
+    here = table.lay("Ben")
+    table.link.add(
+        {"event": "meeple", "player": "Ben", "at": list(here), "feature": _a_side(table), "size": "large"}
+    )
+    table.lay("Ana")
+    there = table.lay("Ben")
+    side = _a_side(table)
+    # Ben's large meeple is on the board: a meeple judged 30 % large is his small one
+    spot_name = side if side != "planet" else "P1"
+    added = table.see(reading(there, spot(spot_name, black_small=0.65, black_large=0.3)))
+    assert [(e["size"], e["meta"]["confidence"]) for e in added] == [("small", 0.95)]
+
+
+def test_a_size_the_player_has_used_up_seen_clearly_asks(table: Table) -> None:
+    here = table.lay("Ben")
+    table.link.add(
+        {"event": "meeple", "player": "Ben", "at": list(here), "feature": _a_side(table), "size": "large"}
+    )
+    table.lay("Ana")
+    there = table.lay("Ben")
+    side = _a_side(table)
+    spot_name = side if side != "planet" else "P1"
+    assert table.see(reading(there, spot(spot_name, black_large=0.8))) == []
+    assert table.codes() == {"not-allowed"}
+
+
+def test_a_roll_with_no_battle_waiting_is_kept_and_counts_once_the_meeple_is_entered(table: Table) -> None:
+    table.lay("Ben", near=table.planet)
+    table.see(reading(table.planet, spot("P1", red_small=0.99)))  # Ben's meeple not seen at all
+    ben = {"event": "meeple", "player": "Ben", "at": list(table.planet), "feature": "planet", "size": "small"}
+    after = table.game.copy()
+    after.apply(after.parse_event(ben))
+    battle = after.pending_battle()
+    assert battle is not None
+    for fighter in ("Ana", "Ben"):  # the trays report both rolls
+        table.dice.reported.append({"event": "roll", "player": fighter, "dice": [3] * battle.dice[fighter]})
+    assert table.tracker.poll_dice() == []
+    assert "dice-without-battle" in table.codes()
+    assert len(table.tracker.held_rolls) == 2
+    # someone enters Ben's meeple on the phone: the battle waits, and the rolls count
+    table.link.add(ben)
+    assert [e["player"] for e in table.tracker.poll_dice()] == ["Ana", "Ben"]
+    assert table.tracker.held_rolls == [] and "dice-without-battle" not in table.codes()
+
+
+def test_the_places_a_meeple_may_go_are_looked_at_again(table: Table) -> None:
+    here = table.lay("Ben", near=table.planet)
+    assert set(table.tracker.cells_to_recheck(set())) >= {here, table.planet}
+    assert table.planet not in table.tracker.cells_to_recheck({table.planet})
+    table.game.close_turn()
+    assert table.tracker.cells_to_recheck(set()) == []  # no meeple may come between turns
+
+
+def test_matching_prefers_the_spot_a_meeple_was_last_seen_at() -> None:
+    from companion.games.starwars.board import Meeple
+
+    ana = Meeple(0, "Ana", "small", (1, 0), 2)
+    ana_again = Meeple(1, "Ana", "small", (1, 0), 2)
+    colours = {"Ana": "red"}
+    seen = [(spot("P2", red_small=0.9), 2), (spot("P1", red_small=0.9), 2)]
+    match = match_cell(seen, [ana, ana_again], colours, {0: "P1", 1: "P2"})
+    assert [(s.spot, m.id) for s, m in match.known] == [("P2", 1), ("P1", 0)]
+    assert match.moved == [] and match.new == [] and match.unseen == []
+    # a clearly other colour is never a known meeple; an unsure one may be
+    assert match_cell([(spot("P1", black_small=0.95), 2)], [ana], colours, {0: "P1"}).new
+    assert match_cell([(spot("P1", black_small=0.5, red_small=0.45), 2)], [ana], colours, {0: "P1"}).known
+
+
+def _a_side(table: Table) -> str:
+    options = [m.feature for m in table.game.legal_meeples() if m.feature != "planet"]
+    return options[0] if options else "planet"
