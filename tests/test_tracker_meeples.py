@@ -123,7 +123,9 @@ def test_a_meeple_no_one_may_place_now_is_a_stray_not_the_turn_s_meeple(table: T
     assert len(table.game.meeples_on_board()) == 1
 
 
-def test_a_size_the_player_has_used_up_is_read_as_the_one_they_hold(table: Table) -> None:
+def ben_lays_with_his_large_meeple_used(table: Table) -> tuple[Cell, str]:
+    """Ben's large meeple goes on the board; a turn later he lays a tile. Returns that tile's
+    cell and a spot on it where he may place a meeple."""
     here = table.lay("Ben")
     table.link.add(
         {"event": "meeple", "player": "Ben", "at": list(here), "feature": _a_side(table), "size": "large"}
@@ -131,21 +133,18 @@ def test_a_size_the_player_has_used_up_is_read_as_the_one_they_hold(table: Table
     table.lay("Ana")
     there = table.lay("Ben")
     side = _a_side(table)
+    return there, side if side != "planet" else "P1"
+
+
+def test_a_size_the_player_has_used_up_is_read_as_the_one_they_hold(table: Table) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
     # Ben's large meeple is on the board: a meeple judged 30 % large is his small one
-    spot_name = side if side != "planet" else "P1"
     added = table.see(reading(there, spot(spot_name, black_small=0.65, black_large=0.3)))
     assert [(e["size"], e["meta"]["confidence"]) for e in added] == [("small", 0.95)]
 
 
 def test_a_size_the_player_has_used_up_seen_clearly_asks(table: Table) -> None:
-    here = table.lay("Ben")
-    table.link.add(
-        {"event": "meeple", "player": "Ben", "at": list(here), "feature": _a_side(table), "size": "large"}
-    )
-    table.lay("Ana")
-    there = table.lay("Ben")
-    side = _a_side(table)
-    spot_name = side if side != "planet" else "P1"
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
     assert table.see(reading(there, spot(spot_name, black_large=0.8))) == []
     assert table.codes() == {"not-allowed"}
 
