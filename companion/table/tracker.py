@@ -360,14 +360,19 @@ class Tracker:
                 )
             return []
         cell, spot, letter = new[0]
-        return self._new_meeple(engine, cell, spot, letter, places[(cell, letter)])
+        return self._new_meeple(engine, cell, spot, letter, places[(cell, letter)], colour_of)
 
     def _new_meeple(
-        self, engine: StarWarsGame, cell: Cell, spot: SpotReading, letter: str, allowed: set[str]
+        self,
+        engine: StarWarsGame,
+        cell: Cell,
+        spot: SpotReading,
+        letter: str,
+        allowed: set[str],
+        colour_of: dict[str, str],
     ) -> list[dict[str, Any]]:
         player = engine.current_player
         assert player is not None  # a new meeple is only looked for where the player may place one
-        colour_of = {p.name: p.color for p in engine.players}
         sizes = spot.standing_by(1)
         size = max(allowed, key=lambda s: sizes.get(s, 0.0))
         ruled_out = [s for s in sizes if s not in allowed and sizes[s] >= DOMINANT]
