@@ -200,20 +200,26 @@ def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> 
     return render_all(_job, ("crops", "tiles", "meeples"), frames, held_out, workers, first_seed)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--frames", type=int, default=600)
+def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
+    """The options every data script takes: how many frames, which styles, where to write."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=frames, help="frames (boards) to render")
     parser.add_argument("--held-out", action="store_true", help="draw from the held-out styles and cameras")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", required=True)
-    args = parser.parse_args(argv)
-    data = generate(args.frames, args.held_out, args.workers, args.first_seed)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, **data)
-    print(f"wrote {args.out}: {len(data['tiles'])} crops", file=sys.stderr)
+    return parser
+
+
+def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, **data)
+    print(f"wrote {out}: {len(next(iter(data.values())))} {what}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = data_parser(__doc__, 600).parse_args(argv)
+    write_data(args.out, generate(args.frames, args.held_out, args.workers, args.first_seed), "crops")
     return 0
 
 

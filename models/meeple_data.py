@@ -6,21 +6,19 @@ rendered once with no meeple and once, with fresh noise, after meeples (standing
 on some planets) have gone down; both frames are rectified by the companion's own rectifier.
 Styles, cameras and seeds come from the same disjoint ranges as the cell model's data.
 
-    python -m models.meeple_data --frames 900 --out build/meeples-train.npz
+    python -m models.meeple_data --frames 420 --out build/meeples-train.npz
+    python -m models.meeple_data --frames 420 --first-seed 420 --hard --out build/meeples-hard.npz
     python -m models.meeple_data --frames 150 --held-out --out build/meeples-heldout.npz
 """
 
 from __future__ import annotations
 
-import argparse
 import random
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from companion.games.starwars.spots import SPOTS
+from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.vision.labels import FALLEN, MEEPLE_CLASSES, MEEPLE_COLOURS, MEEPLE_SIZES, meeple_class
 from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX
@@ -31,9 +29,11 @@ from models.cell_data import (
     MARGIN,
     TRAIN_CAMERAS,
     TRAIN_STYLES,
+    data_parser,
     meeple_spots,
     render_all,
     tile_classes,
+    write_data,
 )
 
 Pair = tuple[np.ndarray, np.ndarray, np.ndarray]  # now (N, W, W, 3), bare (N, W, W, 3), meeples (N, 6)
@@ -48,20 +48,33 @@ def _empty() -> Pair:
     )
 
 
-def _meeples_for(tile_spots: list[str], rng: random.Random) -> list[tuple[str, str, str, bool]]:
-    """(spot, colour, size, fallen) for the meeples on one tile: none on half of them."""
+def _meeples_for(tile_spots: list[str], rng: random.Random, hard: bool) -> list[tuple[str, str, str, bool]]:
+    """(spot, colour, size, fallen) for the meeples on one tile: none on half of them.
+
+    ``hard`` draws more of what games show most and the model reads least well: meeples on
+    planets (the planet spots of a tile hold one, or two in an attack, most of the time) and
+    small ones, black above all (a small black meeple on dark art)."""
     count = rng.choices((0, 1, 2), (0.5, 0.4, 0.1))[0]
     chosen = rng.sample(tile_spots, min(count, len(tile_spots)))
-    if "P1" in chosen and "P2" in chosen and rng.random() < 0.5:
+    planets = [s for s in tile_spots if s in PLANET_SPOTS]
+    if hard and count and planets and not set(chosen) & set(planets) and rng.random() < 0.6:
+        chosen[0] = rng.choice(planets)
+    if "P1" in chosen and "P2" in chosen and rng.random() < (0.3 if hard else 0.5):
         chosen.remove("P2")  # usually one meeple on a planet; two during a planet attack
-    return [
-        (spot, rng.choice(MEEPLE_COLOURS), rng.choice(MEEPLE_SIZES), rng.random() < 0.08) for spot in chosen
-    ]
+    meeples = []
+    for spot in chosen:
+        if hard:
+            colour = rng.choices(MEEPLE_COLOURS, (1, 1, 2, 1, 1))[0]  # black twice as often
+            size = rng.choices(MEEPLE_SIZES, (2, 1))[0]  # small twice as often
+        else:
+            colour, size = rng.choice(MEEPLE_COLOURS), rng.choice(MEEPLE_SIZES)
+        meeples.append((spot, colour, size, rng.random() < 0.08))
+    return meeples
 
 
-def pair_sample(seed: int, held_out: bool) -> Pair:
+def pair_sample(seed: int, held_out: bool, hard: bool = False) -> Pair:
     """One board rendered bare and with meeples: every tiled cell as a (now, bare) pair."""
-    rng = random.Random(f"meeples-{held_out}-{seed}")
+    rng = random.Random(f"meeples-{held_out}-{seed}" + ("-hard" if hard else ""))
     classes = tile_classes()
     styles = HELD_OUT_STYLES if held_out else TRAIN_STYLES
     cameras = HELD_OUT_CAMERAS if held_out else TRAIN_CAMERAS
@@ -87,7 +100,7 @@ def pair_sample(seed: int, held_out: bool) -> Pair:
         if with_meeples:
             for cell, placed in scene.tiles.items():
                 spots = [0] * len(SPOTS)
-                for spot, colour, size, fallen in _meeples_for(meeple_spots(placed.tile), rng):
+                for spot, colour, size, fallen in _meeples_for(meeple_spots(placed.tile), rng, hard):
                     spots[SPOTS.index(spot)] = (
                         MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
                     )
@@ -126,24 +139,27 @@ def _job(args: tuple[int, bool]) -> Pair:
     return pair_sample(*args)
 
 
-def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
-    return render_all(_job, ("now", "bare", "meeples"), frames, held_out, workers, first_seed)
+def _hard_job(args: tuple[int, bool]) -> Pair:
+    return pair_sample(*args, hard=True)
+
+
+def generate(
+    frames: int, held_out: bool, workers: int, first_seed: int = 0, hard: bool = False
+) -> dict[str, np.ndarray]:
+    job = _hard_job if hard else _job
+    return render_all(job, ("now", "bare", "meeples"), frames, held_out, workers, first_seed)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    parser = data_parser(__doc__, 900)
+    parser.add_argument(
+        "--hard",
+        action="store_true",
+        help="more meeples on planets, more small ones and more black ones (what games misread most)",
     )
-    parser.add_argument("--frames", type=int, default=900, help="boards to render (two frames each)")
-    parser.add_argument("--held-out", action="store_true", help="draw from the held-out styles and cameras")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    data = generate(args.frames, args.held_out, args.workers, args.first_seed)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, **data)
-    print(f"wrote {args.out}: {len(data['meeples'])} pairs", file=sys.stderr)
+    data = generate(args.frames, args.held_out, args.workers, args.first_seed, args.hard)
+    write_data(args.out, data, "pairs")
     return 0
 
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from models.cell_data import MARGIN, labels
+from models.training import fit, save
 
 HERE = Path(__file__).resolve().parent
 EMBEDDING = 128
@@ -161,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
     parser.add_argument("--out", default=str(HERE / "cells.onnx"))
     args = parser.parse_args(argv)
 
@@ -174,64 +174,51 @@ def main(argv: list[str] | None = None) -> int:
     classes = list(label_set.classes)
     turn = rotation_table(classes)
     net = CellNet(len(classes))
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * math.ceil(len(crops) / args.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps, pct_start=0.15)
-    print(f"{len(crops)} training crops, {len(classes)} tile classes, {steps} steps", file=sys.stderr)
-    started = time.monotonic()
-    for epoch in range(1, args.epochs + 1):
-        net.train()
-        order = rng.permutation(len(crops))
-        total = 0.0
-        for step, start in enumerate(range(0, len(order), args.batch), start=1):
-            index = order[start : start + args.batch]
-            batch = augment(crops[index], rng)
-            tile_target = tiles[index].copy()
-            # A quarter of the batch is turned by 1-3 quarter turns: the tile class turns with
-            # it. Meeples stand upright on the table, so turned crops teach tiles only.
-            turns = np.where(rng.random(len(index)) < 0.25, rng.integers(1, 4, len(index)), 0)
-            for k in np.nonzero(turns)[0]:
-                batch[k] = np.rot90(batch[k], -turns[k])  # clockwise
-                tile_target[k] = turn[tile_target[k], turns[k]]
-            x = torch.from_numpy(np.ascontiguousarray(batch)).permute(0, 3, 1, 2)
-            tile_logits, meeple_logits, _ = net(x)
-            loss = F.cross_entropy(tile_logits, torch.from_numpy(tile_target))
-            upright = torch.from_numpy(turns == 0)
-            if upright.any():
-                m_logits = meeple_logits[upright].reshape(-1, len(MEEPLE_CLASSES))
-                m_target = torch.from_numpy(meeples[index]).reshape(-1)[upright.repeat_interleave(len(SPOTS))]
-                loss = loss + F.cross_entropy(m_logits, m_target)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss)
-            if step % 100 == 0:
-                print(f"  epoch {epoch} step {step}: loss {total / step:.4f}", file=sys.stderr, flush=True)
-        line = f"epoch {epoch}/{args.epochs}: loss {total / step:.4f}, {time.monotonic() - started:.0f} s"
-        if test is not None:
-            scores = evaluate(net, test["crops"], test["tiles"], test["meeples"])
-            line += ", held-out " + ", ".join(f"{k} {v:.4%}" for k, v in scores.items())
-        print(line, file=sys.stderr, flush=True)
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
 
-    net.eval()
-    exported = Exported(net)
-    example = torch.zeros(2, CROP_PX, CROP_PX, 3)
+    def loss_of(index: np.ndarray) -> torch.Tensor:
+        batch = augment(crops[index], rng)
+        tile_target = tiles[index].copy()
+        # A quarter of the batch is turned by 1-3 quarter turns: the tile class turns with it.
+        # Meeples stand upright on the table, so turned crops teach tiles only.
+        turns = np.where(rng.random(len(index)) < 0.25, rng.integers(1, 4, len(index)), 0)
+        for k in np.nonzero(turns)[0]:
+            batch[k] = np.rot90(batch[k], -turns[k])  # clockwise
+            tile_target[k] = turn[tile_target[k], turns[k]]
+        x = torch.from_numpy(np.ascontiguousarray(batch)).permute(0, 3, 1, 2)
+        tile_logits, meeple_logits, _ = net(x)
+        loss = F.cross_entropy(tile_logits, torch.from_numpy(tile_target))
+        upright = torch.from_numpy(turns == 0)
+        if upright.any():
+            m_logits = meeple_logits[upright].reshape(-1, len(MEEPLE_CLASSES))
+            m_target = torch.from_numpy(meeples[index]).reshape(-1)[upright.repeat_interleave(len(SPOTS))]
+            loss = loss + F.cross_entropy(m_logits, m_target)
+        return loss
+
+    def report() -> dict[str, float]:
+        assert test is not None
+        return evaluate(net, test["crops"], test["tiles"], test["meeples"])
+
+    print(f"{len(classes)} tile classes", file=sys.stderr)
+    fit(
+        net,
+        len(crops),
+        loss_of,
+        rng,
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        report=report if test is not None else None,
+    )
     out = Path(args.out)
-    torch.onnx.export(
-        exported,
-        (example,),
-        str(out),
-        input_names=["crops"],
-        output_names=["tile_probs", "meeple_probs", "embedding"],
-        dynamic_axes={
-            "crops": {0: "n"},
-            "tile_probs": {0: "n"},
-            "meeple_probs": {0: "n"},
-            "embedding": {0: "n"},
-        },
-        opset_version=17,
-        dynamo=False,
+    save(
+        net,
+        Exported(net),
+        (torch.zeros(2, CROP_PX, CROP_PX, 3),),
+        out,
+        ["crops"],
+        ["tile_probs", "meeple_probs", "embedding"],
     )
     labels_path = out.with_suffix(".labels.json")
     labels_path.write_text(json.dumps(label_set.to_json(), indent=1) + "\n", encoding="utf-8")

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from models.cell_data import MARGIN
 from models.train_cells import block
+from models.training import fit, save
 
 HERE = Path(__file__).resolve().parent
 
@@ -124,70 +123,50 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", required=True)
+    parser.add_argument("--data", required=True, nargs="+", help="training pairs (npz), one file or more")
     parser.add_argument("--test", help="held-out pairs to report on after each epoch")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
     parser.add_argument("--out", default=str(HERE / "meeples.onnx"))
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    data = np.load(args.data)
-    now, bare, meeples = data["now"], data["bare"], data["meeples"]
+    files = [np.load(path) for path in args.data]
+    now, bare, meeples = (np.concatenate([f[key] for f in files]) for key in ("now", "bare", "meeples"))
     test = np.load(args.test) if args.test else None
-    test_set = (test["now"], test["bare"], test["meeples"]) if test is not None else None
     net = MeepleNet()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * math.ceil(len(now) / args.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps, pct_start=0.15)
-    print(f"{len(now)} training pairs, {steps} steps", file=sys.stderr)
-    started = time.monotonic()
-    for epoch in range(1, args.epochs + 1):
-        net.train()
-        order = rng.permutation(len(now))
-        total = 0.0
-        step = 0
-        for step, start in enumerate(range(0, len(order), args.batch), start=1):
-            index = np.sort(order[start : start + args.batch])
-            a, b = augment(now[index], bare[index], rng)
-            logits = net(torch.from_numpy(a).permute(0, 3, 1, 2), torch.from_numpy(b).permute(0, 3, 1, 2))
-            target = torch.from_numpy(meeples[index]).reshape(-1)
-            loss = F.cross_entropy(logits.reshape(-1, len(MEEPLE_CLASSES)), target)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach())
-            if step % 100 == 0:
-                print(f"  epoch {epoch} step {step}: loss {total / step:.4f}", file=sys.stderr, flush=True)
-        seconds = time.monotonic() - started
-        line = f"epoch {epoch}/{args.epochs}: loss {total / max(1, step):.4f}, {seconds:.0f} s"
-        if test_set is not None:
-            scores = evaluate(net, *test_set)
-            line += ", held-out " + ", ".join(f"{k} {v:.4%}" for k, v in scores.items())
-        print(line, file=sys.stderr, flush=True)
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
 
-    net.eval()
-    out = Path(args.out)
-    # the weights, for fine-tuning later (build/ is not committed; the ONNX file is what ships)
-    Path("build").mkdir(exist_ok=True)
-    torch.save(net.state_dict(), Path("build") / (out.stem + ".pt"))
-    example = torch.zeros(2, CROP_PX, CROP_PX, 3)
-    torch.onnx.export(
-        Exported(net),
-        (example, example),
-        str(out),
-        input_names=["now", "bare"],
-        output_names=["meeple_probs"],
-        dynamic_axes={"now": {0: "n"}, "bare": {0: "n"}, "meeple_probs": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
+    def loss_of(index: np.ndarray) -> torch.Tensor:
+        a, b = augment(now[index], bare[index], rng)
+        logits = net(torch.from_numpy(a).permute(0, 3, 1, 2), torch.from_numpy(b).permute(0, 3, 1, 2))
+        target = torch.from_numpy(meeples[index]).reshape(-1)
+        return F.cross_entropy(logits.reshape(-1, len(MEEPLE_CLASSES)), target)
+
+    def report() -> dict[str, float]:
+        assert test is not None
+        return evaluate(net, test["now"], test["bare"], test["meeples"])
+
+    fit(
+        net,
+        len(now),
+        loss_of,
+        rng,
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        report=report if test is not None else None,
     )
+    out = Path(args.out)
+    example = torch.zeros(2, CROP_PX, CROP_PX, 3)
+    save(net, Exported(net), (example, example), out, ["now", "bare"], ["meeple_probs"])
     labels_path = out.with_suffix(".labels.json")
     labels_path.write_text(
         json.dumps({"spots": list(SPOTS), "meeples": list(MEEPLE_CLASSES)}, indent=1) + "\n", encoding="utf-8"
