@@ -3,8 +3,8 @@
 Needs the optional ``train`` extra (torch); the companion itself only runs the exported file
 with onnxruntime.
 
-    python -m models.cell_data --frames 700 --out build/cells-train.npz
-    python -m models.cell_data --frames 120 --held-out --out build/cells-heldout.npz
+    python -m models.cell_data --frames 760 --out build/cells-train.npz
+    python -m models.cell_data --frames 60 --held-out --out build/cells-heldout.npz
     python -m models.train_cells --data build/cells-train.npz --test build/cells-heldout.npz
 
 Writes models/cells.onnx and models/cells.labels.json. Same seed, same data, same machine:

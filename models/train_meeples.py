@@ -8,7 +8,12 @@ onnxruntime only.
     python -m models.meeple_data --frames 150 --held-out --out build/meeples-heldout.npz
     python -m models.train_meeples --data build/meeples-train.npz --test build/meeples-heldout.npz
 
-Writes models/meeples.onnx and models/meeples.labels.json.
+and then, to fine-tune on more data (models/meeples.md):
+
+    python -m models.train_meeples --data build/meeples-train.npz build/meeples-hard.npz \
+        --test build/meeples-heldout.npz --init build/meeples.pt --epochs 3 --lr 1e-3
+
+Writes models/meeples.onnx and models/meeples.labels.json, and the weights to build/meeples.pt.
 """
 
 from __future__ import annotations
