@@ -13,7 +13,6 @@ same weights (torch's CPU kernels are deterministic with one thread pool as set 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from models.cell_data import MARGIN, labels
-from models.training import fit, save
+from models.training import fit, load_data, save, training_parser
 
 HERE = Path(__file__).resolve().parent
 EMBEDDING = 128
@@ -150,25 +149,9 @@ def evaluate(net: CellNet, crops: np.ndarray, tiles: np.ndarray, meeples: np.nda
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--test", help="held-out crops to report on after each epoch")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
-    parser.add_argument("--out", default=str(HERE / "cells.onnx"))
-    args = parser.parse_args(argv)
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
+    args = training_parser(__doc__, HERE / "cells.onnx", epochs=10).parse_args(argv)
+    crops, tiles, meeples = load_data(args, ("crops", "tiles", "meeples"))
     rng = np.random.default_rng(args.seed)
-    data = np.load(args.data)
-    crops, tiles, meeples = data["crops"], data["tiles"], data["meeples"]
     test = np.load(args.test) if args.test else None
     label_set = labels()
     classes = list(label_set.classes)
@@ -201,16 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return evaluate(net, test["crops"], test["tiles"], test["meeples"])
 
     print(f"{len(classes)} tile classes", file=sys.stderr)
-    fit(
-        net,
-        len(crops),
-        loss_of,
-        rng,
-        epochs=args.epochs,
-        batch=args.batch,
-        lr=args.lr,
-        report=report if test is not None else None,
-    )
+    fit(net, len(crops), loss_of, rng, args, report if test is not None else None)
     out = Path(args.out)
     save(
         net,

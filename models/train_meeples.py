@@ -18,7 +18,6 @@ Writes models/meeples.onnx and models/meeples.labels.json, and the weights to bu
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from models.cell_data import MARGIN
 from models.train_cells import block
-from models.training import fit, save
+from models.training import fit, load_data, save, training_parser
 
 HERE = Path(__file__).resolve().parent
 
@@ -125,25 +124,9 @@ def evaluate(net: MeepleNet, now: np.ndarray, bare: np.ndarray, meeples: np.ndar
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--data", required=True, nargs="+", help="training pairs (npz), one file or more")
-    parser.add_argument("--test", help="held-out pairs to report on after each epoch")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
-    parser.add_argument("--out", default=str(HERE / "meeples.onnx"))
-    args = parser.parse_args(argv)
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
+    args = training_parser(__doc__, HERE / "meeples.onnx", epochs=8).parse_args(argv)
+    now, bare, meeples = load_data(args, ("now", "bare", "meeples"))
     rng = np.random.default_rng(args.seed)
-    files = [np.load(path) for path in args.data]
-    now, bare, meeples = (np.concatenate([f[key] for f in files]) for key in ("now", "bare", "meeples"))
     test = np.load(args.test) if args.test else None
     net = MeepleNet()
     if args.init:
@@ -159,16 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         assert test is not None
         return evaluate(net, test["now"], test["bare"], test["meeples"])
 
-    fit(
-        net,
-        len(now),
-        loss_of,
-        rng,
-        epochs=args.epochs,
-        batch=args.batch,
-        lr=args.lr,
-        report=report if test is not None else None,
-    )
+    fit(net, len(now), loss_of, rng, args, report if test is not None else None)
     out = Path(args.out)
     example = torch.zeros(2, CROP_PX, CROP_PX, 3)
     save(net, Exported(net), (example, example), out, ["now", "bare"], ["meeple_probs"])

@@ -3,6 +3,7 @@ weights and the ONNX file that ships. Needs the optional ``train`` extra (torch)
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import time
@@ -14,21 +15,43 @@ import torch
 from torch import nn
 
 
+def training_parser(doc: str | None, out: Path, epochs: int) -> argparse.ArgumentParser:
+    """The options both training scripts take."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True, nargs="+", help="training data (npz), one file or more")
+    parser.add_argument("--test", help="held-out data to report on after each epoch")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
+    parser.add_argument("--out", default=str(out))
+    return parser
+
+
+def load_data(args: argparse.Namespace, keys: tuple[str, ...]) -> list[np.ndarray]:
+    """Seed torch and set its threads as asked; the arrays ``keys`` of every --data file, joined."""
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    files = [np.load(path) for path in args.data]
+    return [np.concatenate([f[key] for f in files]) for key in keys]
+
+
 def fit(
     net: nn.Module,
     samples: int,
     loss_of: Callable[[np.ndarray], torch.Tensor],
     rng: np.random.Generator,
-    *,
-    epochs: int,
-    batch: int,
-    lr: float,
+    args: argparse.Namespace,
     report: Callable[[], dict[str, float]] | None = None,
 ) -> None:
-    """Train ``net`` on ``samples`` items in shuffled batches (AdamW, one-cycle learning rate).
+    """Train ``net`` on ``samples`` items in shuffled batches (AdamW, one-cycle learning rate),
+    as many epochs, of such batches, at such a peak rate as ``args`` say.
 
     ``loss_of`` gets the sorted indices of one batch (sorted, so reads from the big arrays stay
     in order) and returns its loss; ``report`` gives held-out figures after each epoch."""
+    epochs, batch, lr = args.epochs, args.batch, args.lr
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * math.ceil(samples / batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps, pct_start=0.15)
