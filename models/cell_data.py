@@ -87,6 +87,16 @@ def meeple_spots(tile: Tile) -> list[str]:
     return spots
 
 
+def put_meeple(
+    scene: Scene, cell: tuple[int, int], spot: str, colour: str, size: str, fallen: bool, rng: random.Random
+) -> int:
+    """Stand a meeple (or lay it down, fallen) on a spot, a little off and turned as a hand
+    leaves it; its class, the label."""
+    offset = (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5))
+    scene.meeples.append(PlacedMeeple(cell, spot, colour, size, fallen, offset, rng.uniform(-25, 25)))
+    return MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
+
+
 def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One rendered frame's crops (N, CROP+2*MARGIN, same, 3), tile labels (N,), meeple labels (N, 6)."""
     rng = random.Random(f"cells-{held_out}-{seed}")
@@ -132,20 +142,7 @@ def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.
                 fallen = rng.random() < 0.05
                 colour = rng.choice(("red", "green", "black", "white", "orange"))
                 size = rng.choice(("small", "large"))
-                spots[SPOTS.index(spot)] = (
-                    MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
-                )
-                scene.meeples.append(
-                    PlacedMeeple(
-                        (x, y),
-                        spot,
-                        colour,
-                        size,
-                        fallen,
-                        (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)),
-                        rng.uniform(-25, 25),
-                    )
-                )
+                spots[SPOTS.index(spot)] = put_meeple(scene, (x, y), spot, colour, size, fallen, rng)
             meeple_label[(x, y)] = spots
     frame = renderer.render(scene, rng.randrange(1 << 30))
     rectifier = Rectifier()

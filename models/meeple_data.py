@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
-from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
-from companion.vision.labels import FALLEN, MEEPLE_CLASSES, MEEPLE_COLOURS, MEEPLE_SIZES, meeple_class
+from companion.sim.render import Camera, PlacedTile, Renderer, Scene
+from companion.vision.labels import MEEPLE_COLOURS, MEEPLE_SIZES
 from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX
 from companion.vision.rectify import Rectifier
 from models.cell_data import (
@@ -31,6 +31,7 @@ from models.cell_data import (
     TRAIN_STYLES,
     data_parser,
     meeple_spots,
+    put_meeple,
     render_all,
     tile_classes,
     write_data,
@@ -101,20 +102,7 @@ def pair_sample(seed: int, held_out: bool, hard: bool = False) -> Pair:
             for cell, placed in scene.tiles.items():
                 spots = [0] * len(SPOTS)
                 for spot, colour, size, fallen in _meeples_for(meeple_spots(placed.tile), rng, hard):
-                    spots[SPOTS.index(spot)] = (
-                        MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
-                    )
-                    scene.meeples.append(
-                        PlacedMeeple(
-                            cell,
-                            spot,
-                            colour,
-                            size,
-                            fallen,
-                            (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)),
-                            rng.uniform(-25, 25),
-                        )
-                    )
+                    spots[SPOTS.index(spot)] = put_meeple(scene, cell, spot, colour, size, fallen, rng)
                 labels[cell] = spots
         frame = renderer.render(scene, rng.randrange(1 << 30))
         rectifier = Rectifier()  # each frame located afresh, as the live loop does

@@ -39,6 +39,22 @@ def block(cin: int, cout: int) -> nn.Sequential:
     )
 
 
+def trunk(inputs: int, first: int) -> nn.Sequential:
+    """The convolutional part both models share in shape: a 64x64 window down to 96 maps of 4x4."""
+    return nn.Sequential(
+        block(inputs, first),
+        nn.MaxPool2d(2),  # 32
+        block(first, 32),
+        block(32, 32),
+        nn.MaxPool2d(2),  # 16
+        block(32, 64),
+        block(64, 64),
+        nn.MaxPool2d(2),  # 8
+        block(64, 96),
+        nn.MaxPool2d(2),  # 4
+    )
+
+
 class CellNet(nn.Module):
     """A small CNN for one 64x64 cell window (BGR, 0..255): tile class, meeples per spot, and an
     embedding of the tile's look (for enrolling new tile art later)."""
@@ -46,18 +62,8 @@ class CellNet(nn.Module):
     def __init__(self, tile_classes: int, spots: int = len(SPOTS), meeple_classes: int = len(MEEPLE_CLASSES)):
         super().__init__()
         self.spots, self.meeple_classes = spots, meeple_classes
-        self.features = nn.Sequential(
-            block(3, 16),
-            nn.MaxPool2d(2),  # 32
-            block(16, 32),
-            block(32, 32),
-            nn.MaxPool2d(2),  # 16
-            block(32, 64),
-            block(64, 64),
-            nn.MaxPool2d(2),  # 8
-            block(64, 96),
-            nn.MaxPool2d(2),  # 4: keeps where things are, which the tile's rotation depends on
-        )
+        # 4x4 at the end keeps where things are, which the tile's rotation depends on
+        self.features = trunk(3, 16)
         self.embed = nn.Sequential(nn.Flatten(), nn.Linear(96 * 16, EMBEDDING), nn.ReLU(inplace=True))
         self.tile_head = nn.Linear(EMBEDDING, tile_classes)
         self.meeple_head = nn.Sequential(

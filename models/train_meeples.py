@@ -31,7 +31,7 @@ from companion.games.starwars.spots import SPOTS
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from models.cell_data import MARGIN
-from models.train_cells import block
+from models.train_cells import trunk
 from models.training import fit, load_data, save, training_parser
 
 HERE = Path(__file__).resolve().parent
@@ -44,18 +44,8 @@ class MeepleNet(nn.Module):
     def __init__(self, spots: int = len(SPOTS), classes: int = len(MEEPLE_CLASSES)) -> None:
         super().__init__()
         self.spots, self.classes = spots, classes
-        self.features = nn.Sequential(
-            block(9, 24),
-            nn.MaxPool2d(2),  # 32
-            block(24, 32),
-            block(32, 32),
-            nn.MaxPool2d(2),  # 16
-            block(32, 64),
-            block(64, 64),
-            nn.MaxPool2d(2),  # 8
-            block(64, 96),
-            nn.MaxPool2d(2),  # 4: where a meeple stands is which spot it is on
-        )
+        # 4x4 at the end: where a meeple stands is which spot it is on
+        self.features = trunk(9, 24)
         self.head = nn.Sequential(
             nn.Flatten(), nn.Linear(96 * 16, 160), nn.ReLU(inplace=True), nn.Linear(160, spots * classes)
         )
