@@ -215,7 +215,7 @@ def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = data_parser(__doc__, 600).parse_args(argv)
+    args = data_parser(__doc__, 760).parse_args(argv)
     write_data(args.out, generate(args.frames, args.held_out, args.workers, args.first_seed), "crops")
     return 0
 

@@ -139,7 +139,7 @@ def generate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = data_parser(__doc__, 900)
+    parser = data_parser(__doc__, 420)
     parser.add_argument(
         "--hard",
         action="store_true",

@@ -46,8 +46,8 @@ def fit(
     args: argparse.Namespace,
     report: Callable[[], dict[str, float]] | None = None,
 ) -> None:
-    """Train ``net`` on ``samples`` items in shuffled batches (AdamW, one-cycle learning rate),
-    as many epochs, of such batches, at such a peak rate as ``args`` say.
+    """Train ``net`` on ``samples`` items in shuffled batches (AdamW, one-cycle learning rate);
+    ``args`` gives the epochs, the batch size and the peak learning rate.
 
     ``loss_of`` gets the sorted indices of one batch (sorted, so reads from the big arrays stay
     in order) and returns its loss; ``report`` gives held-out figures after each epoch."""
