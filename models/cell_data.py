@@ -2,7 +2,7 @@
 
 Each sample is one rendered camera frame of a board of random tiles and meeples, rectified by
 the companion's own rectifier; every cell becomes a crop with its labels. Art styles, cameras
-and seeds come from disjoint ranges for training and for the held-out suite.
+and seeds come from disjoint ranges for training, for the held-out suite and for calibration.
 
     python -m models.cell_data --frames 600 --out build/cells-train.npz
 """
@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -28,11 +29,35 @@ from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, UNKNOWN, Tile
 from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT
 from companion.vision.rectify import Rectifier
 
-# Disjoint seed ranges: what trains never tests.
+# Disjoint seed ranges: what trains never tests, and what sets the tracker's thresholds is
+# neither trained on nor tested.
 TRAIN_STYLES = range(0, 400)
 HELD_OUT_STYLES = range(10_000, 10_100)
+CALIBRATION_STYLES = range(20_000, 20_100)
 TRAIN_CAMERAS = range(0, 100_000)
 HELD_OUT_CAMERAS = range(500_000, 600_000)
+CALIBRATION_CAMERAS = range(700_000, 800_000)
+
+
+@dataclass(frozen=True)
+class Split:
+    """Which art styles and cameras a data set draws from; ``key`` seeds its draws (the first
+    two keep the keys they had when there were only two, so their data stays the same)."""
+
+    name: str
+    key: str
+    styles: range
+    cameras: range
+
+
+SPLITS = {
+    split.name: split
+    for split in (
+        Split("train", "False", TRAIN_STYLES, TRAIN_CAMERAS),
+        Split("held-out", "True", HELD_OUT_STYLES, HELD_OUT_CAMERAS),
+        Split("calibration", "calibration", CALIBRATION_STYLES, CALIBRATION_CAMERAS),
+    )
+}
 MARGIN = 4  # extra pixels round each crop, so training can shift it
 FACTION_LIST = ("rebels", "empire", "bounty")
 
@@ -97,15 +122,15 @@ def put_meeple(
     return MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
 
 
-def board_sample(seed: int, held_out: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One rendered frame's crops (N, CROP+2*MARGIN, same, 3), tile labels (N,), meeple labels (N, 6)."""
-    rng = random.Random(f"cells-{held_out}-{seed}")
+    drawn_from = SPLITS[split]
+    rng = random.Random(f"cells-{drawn_from.key}-{seed}")
     classes = tile_classes()
     known = set(classes)
     label_set = labels()
     empty, unknown = label_set.index_of(EMPTY), label_set.index_of(UNKNOWN)
-    styles = HELD_OUT_STYLES if held_out else TRAIN_STYLES
-    cameras = HELD_OUT_CAMERAS if held_out else TRAIN_CAMERAS
+    styles, cameras = drawn_from.styles, drawn_from.cameras
     # two frames per art style: the second reuses the first's drawn tiles (a box is one style)
     style = styles[(seed // 2) % len(styles)]
     renderer = Renderer(Camera.from_seed(rng.choice(cameras), harsh=rng.random() < 0.15))
@@ -171,10 +196,10 @@ def _job(args: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def render_all(
-    job: Callable[[tuple[int, bool]], tuple[np.ndarray, ...]],
+    job: Callable[[tuple[int, str]], tuple[np.ndarray, ...]],
     keys: tuple[str, ...],
     frames: int,
-    held_out: bool,
+    split: str,
     workers: int,
     first_seed: int = 0,
 ) -> dict[str, np.ndarray]:
@@ -182,7 +207,7 @@ def render_all(
     each job gives arrays in the order of ``keys``, concatenated here."""
     parts = []
     started = time.monotonic()
-    jobs = [(seed, held_out) for seed in range(first_seed, first_seed + frames)]
+    jobs = [(seed, split) for seed in range(first_seed, first_seed + frames)]
     with ProcessPoolExecutor(workers) as pool:
         for done, part in enumerate(pool.map(job, jobs, chunksize=2), start=1):
             if len(part[0]):
@@ -193,15 +218,30 @@ def render_all(
     return {key: np.concatenate([p[k] for p in parts]) for k, key in enumerate(keys)}
 
 
-def generate(frames: int, held_out: bool, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
-    return render_all(_job, ("crops", "tiles", "meeples"), frames, held_out, workers, first_seed)
+def generate(frames: int, split: str, workers: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+    return render_all(_job, ("crops", "tiles", "meeples"), frames, split, workers, first_seed)
 
 
 def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
     """The options every data script takes: how many frames, which styles, where to write."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=frames, help="frames (boards) to render")
-    parser.add_argument("--held-out", action="store_true", help="draw from the held-out styles and cameras")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--held-out",
+        dest="split",
+        action="store_const",
+        const="held-out",
+        default="train",
+        help="draw from the held-out styles and cameras (the test sets)",
+    )
+    which.add_argument(
+        "--calibration",
+        dest="split",
+        action="store_const",
+        const="calibration",
+        help="draw from the calibration styles and cameras (what sets the tracker's thresholds)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", required=True)
@@ -216,7 +256,7 @@ def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = data_parser(__doc__, 760).parse_args(argv)
-    write_data(args.out, generate(args.frames, args.held_out, args.workers, args.first_seed), "crops")
+    write_data(args.out, generate(args.frames, args.split, args.workers, args.first_seed), "crops")
     return 0
 
 

@@ -4,11 +4,13 @@ The meeple model compares a cell as it looks now with the same cell as it looked
 was laid, bare (the watcher keeps that look). Each sample here is such a pair: the board is
 rendered once with no meeple and once, with fresh noise, after meeples (standing or fallen, two
 on some planets) have gone down; both frames are rectified by the companion's own rectifier.
-Styles, cameras and seeds come from the same disjoint ranges as the cell model's data.
+Styles, cameras and seeds come from the same disjoint ranges as the cell model's data:
+training, held out (the tests) and calibration (the tracker's thresholds).
 
     python -m models.meeple_data --frames 420 --out build/meeples-train.npz
     python -m models.meeple_data --frames 420 --first-seed 420 --hard --out build/meeples-hard.npz
     python -m models.meeple_data --frames 150 --held-out --out build/meeples-heldout.npz
+    python -m models.meeple_data --frames 150 --calibration --out build/meeples-calibration.npz
 """
 
 from __future__ import annotations
@@ -24,11 +26,8 @@ from companion.vision.labels import MEEPLE_COLOURS, MEEPLE_SIZES
 from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX
 from companion.vision.rectify import Rectifier
 from models.cell_data import (
-    HELD_OUT_CAMERAS,
-    HELD_OUT_STYLES,
     MARGIN,
-    TRAIN_CAMERAS,
-    TRAIN_STYLES,
+    SPLITS,
     data_parser,
     meeple_spots,
     put_meeple,
@@ -73,12 +72,12 @@ def _meeples_for(tile_spots: list[str], rng: random.Random, hard: bool) -> list[
     return meeples
 
 
-def pair_sample(seed: int, held_out: bool, hard: bool = False) -> Pair:
+def pair_sample(seed: int, split: str, hard: bool = False) -> Pair:
     """One board rendered bare and with meeples: every tiled cell as a (now, bare) pair."""
-    rng = random.Random(f"meeples-{held_out}-{seed}" + ("-hard" if hard else ""))
+    drawn_from = SPLITS[split]
+    rng = random.Random(f"meeples-{drawn_from.key}-{seed}" + ("-hard" if hard else ""))
     classes = tile_classes()
-    styles = HELD_OUT_STYLES if held_out else TRAIN_STYLES
-    cameras = HELD_OUT_CAMERAS if held_out else TRAIN_CAMERAS
+    styles, cameras = drawn_from.styles, drawn_from.cameras
     renderer = Renderer(Camera.from_seed(rng.choice(cameras), harsh=rng.random() < 0.15))
     board = STANDARD_MAT.board
     origin = (board.centre[0] + rng.uniform(-10, 10), board.centre[1] + rng.uniform(-10, 10))
@@ -123,19 +122,19 @@ def pair_sample(seed: int, held_out: bool, hard: bool = False) -> Pair:
     return np.stack(now), np.stack(bare), np.array(meeples, np.int64)
 
 
-def _job(args: tuple[int, bool]) -> Pair:
+def _job(args: tuple[int, str]) -> Pair:
     return pair_sample(*args)
 
 
-def _hard_job(args: tuple[int, bool]) -> Pair:
+def _hard_job(args: tuple[int, str]) -> Pair:
     return pair_sample(*args, hard=True)
 
 
 def generate(
-    frames: int, held_out: bool, workers: int, first_seed: int = 0, hard: bool = False
+    frames: int, split: str, workers: int, first_seed: int = 0, hard: bool = False
 ) -> dict[str, np.ndarray]:
     job = _hard_job if hard else _job
-    return render_all(job, ("now", "bare", "meeples"), frames, held_out, workers, first_seed)
+    return render_all(job, ("now", "bare", "meeples"), frames, split, workers, first_seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         help="more meeples on planets, more small ones and more black ones (what games misread most)",
     )
     args = parser.parse_args(argv)
-    data = generate(args.frames, args.held_out, args.workers, args.first_seed, args.hard)
+    data = generate(args.frames, args.split, args.workers, args.first_seed, args.hard)
     write_data(args.out, data, "pairs")
     return 0
 

@@ -56,7 +56,7 @@ def test_the_default_draw_is_the_one_the_held_out_pairs_were_made_with() -> None
 
 
 def test_a_hard_board_gives_pairs_labelled_by_spot() -> None:
-    now, bare, meeples = pair_sample(5, held_out=False, hard=True)
+    now, bare, meeples = pair_sample(5, "train", hard=True)
     assert now.shape == bare.shape and now.shape[0] == len(meeples) > 20
     assert meeples.shape[1] == len(SPOTS)
     assert meeples.min() >= MEEPLE_CLASSES.index(NO_MEEPLE) and meeples.max() < len(MEEPLE_CLASSES)
@@ -68,4 +68,12 @@ def test_a_hard_board_gives_pairs_labelled_by_spot() -> None:
 
 def test_the_data_scripts_share_their_options() -> None:
     args = data_parser("doc", 600).parse_args(["--out", "x.npz", "--held-out", "--first-seed", "4"])
-    assert (args.frames, args.held_out, args.first_seed, args.workers, args.out) == (600, True, 4, 2, "x.npz")
+    assert (args.frames, args.split, args.first_seed, args.workers, args.out) == (
+        600,
+        "held-out",
+        4,
+        2,
+        "x.npz",
+    )
+    assert data_parser("doc", 5).parse_args(["--out", "x.npz"]).split == "train"
+    assert data_parser("doc", 5).parse_args(["--out", "x.npz", "--calibration"]).split == "calibration"
