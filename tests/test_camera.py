@@ -15,15 +15,16 @@ from companion.games.base import Player, Setup
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import spots_of
 from companion.games.starwars.tiles import Tile
-from companion.sim.play import read_game, simulated_game
+from companion.sim.play import GameRead, _answer, read_game, simulated_game
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Tracker
 from companion.vision.mat import PX_PER_MM, STANDARD_MAT
 from companion.vision.meeples import MeepleModel
+from companion.vision.motion import mean_frame
 from companion.vision.reader import CellModel
-from companion.vision.watcher import Watcher
+from companion.vision.watcher import Observation, Watcher
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, random_unknown_tile, tile_classes
 
 STYLE = HELD_OUT_STYLES[3]
@@ -53,6 +54,20 @@ def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(
     assert result.link.game.scores() == truth.game.scores()
     assert [c.points for c in result.link.game.log] == [c.points for c in truth.game.log]
     assert result.prompts == []
+
+
+def test_the_person_of_the_suite_enters_what_was_missed_but_not_the_end(model: CellModel) -> None:
+    """The held-out suite's stand-in for a person (``answer_prompts``) enters what the record
+    lacks up to the next roll; the end is announced after the last tile whatever was asked."""
+    truth = simulated_game(seed=3, players=2, tiles=8)
+    link = EngineLink(truth.setup)
+    result = GameRead(truth, link, Tracker(link, model.labels), 0)
+    events = result.truth_events()
+    assert events[-1] == {"event": "end"} and all(e["event"] != "roll" for e in events)
+    link.add(events[0])  # the camera saw the start tile only
+    assert _answer(result, len(events)) == len(events) - 2
+    assert result.read_events() == events[:-1]
+    assert all(e["meta"] == {"source": "phone"} for e in link.events[1:])
 
 
 # --- a small table for the bad-input cases ---------------------------------------------------
@@ -168,6 +183,20 @@ def test_a_prompt_answered_on_the_phone_goes_away(bench: Bench) -> None:
     assert bench.prompt_codes() & {"unknown-tile", "unsure-tile", "illegal-tile"}
     bench.link.add({"event": "tile", "player": "Ben", "at": list(where), "tile": unknown.to_json()})
     assert bench.prompt_codes() == set()
+
+
+def test_a_settled_scene_is_read_from_the_mean_of_its_still_frames(bench: Bench) -> None:
+    seen: list[np.ndarray] = []
+    bench.watcher.look = lambda frame: seen.append(frame) or Observation()  # type: ignore[method-assign]
+    bench.scene.hand = Hand(bench.scene.cell_centre_mm((0, 0)), 60.0)
+    frames = [bench.frame()]  # a hand over the table, then it leaves and all is still
+    bench.scene.hand = None
+    frames += [bench.frame() for _ in range(6)]
+    for frame in frames:
+        bench.loop.step(frame)
+    assert len(seen) == 1  # one settling, after the first still frames the detector waits for
+    settle = bench.watcher.motion.settle_frames
+    assert np.array_equal(seen[0], mean_frame(frames[2 : 2 + settle]))  # frame 1 still moved
 
 
 def test_a_legal_tile_is_read_and_recorded(bench: Bench) -> None:

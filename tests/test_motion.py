@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.motion import MotionState, SettleDetector
+from companion.vision.motion import MotionState, SettleDetector, StillAverage, mean_frame
 
 W, H = 1280, 720
 SETTLE = 4
@@ -189,3 +189,25 @@ def test_grey_frames_are_accepted_and_other_things_refused(table: np.ndarray) ->
 def test_bad_settings_are_refused(arguments: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         SettleDetector(**arguments)  # type: ignore[arg-type]
+
+
+def test_the_mean_of_a_still_scene_has_half_the_noise_of_one_frame(table: np.ndarray) -> None:
+    frames = [shoot(table, seed, sigma=6.0, fresh=True) for seed in range(SETTLE)]
+    inner = (slice(100, H - 100), slice(100, W - 100))
+    one = float(np.std(frames[0][inner].astype(np.float32) - table[inner]))
+    mean = float(np.std(mean_frame(frames)[inner].astype(np.float32) - table[inner]))
+    assert mean < 0.65 * one  # four frames: sqrt(4) = 2 in theory, less what JPEG already smoothed
+
+
+def test_the_still_average_starts_afresh_and_refuses_to_average_nothing(table: np.ndarray) -> None:
+    average = StillAverage()
+    with pytest.raises(ValueError, match="no still frame"):
+        average.mean()
+    average.add(np.full((4, 4, 3), 10, np.uint8))
+    average.add(np.full((4, 4, 3), 21, np.uint8))
+    assert average.count == 2 and (average.mean() == 16).all()  # 15.5, rounded half to even
+    average.add(np.full((2, 2, 3), 7, np.uint8))  # another frame size: the camera changed
+    assert average.count == 1 and average.mean().shape == (2, 2, 3) and (average.mean() == 7).all()
+    average.reset()
+    with pytest.raises(ValueError):
+        average.mean()

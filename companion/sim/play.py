@@ -19,6 +19,7 @@ from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Prompt, Tracker
 from companion.vision.meeples import MeepleModel
+from companion.vision.motion import mean_frame
 from companion.vision.reader import CellModel
 from companion.vision.watcher import Watcher
 
@@ -80,7 +81,8 @@ def read_game(
     answer_prompts: bool = False,
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
-    ``settled_only`` each settled scene is one frame read directly, skipping motion. With
+    ``settled_only`` each settled scene is read directly from the mean of its still frames, as
+    the watcher reads it, skipping motion. With
     ``answer_prompts`` a person answers every prompt by entering what really happened, as the
     phone lets them, so that one unsure reading does not throw the rest of the game off."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
@@ -92,7 +94,7 @@ def read_game(
     result = GameRead(truth, link, tracker, 0)
     for number, shot in enumerate(table.frames()):
         if settled_only:
-            loop.settled(watcher.look(shot.frame))
+            loop.settled(watcher.look(mean_frame(list(shot.stills))))
         else:
             loop.step(shot.frame)
         for prompt in tracker.open_prompts():
@@ -123,7 +125,8 @@ def read_game(
 
 def _answer(result: GameRead, happened: int) -> int:
     """A person at the table enters, on the phone, what happened that the record lacks (up to
-    the next dice roll, which the trays report). Nothing when the record already went astray:
+    the next dice roll, which the trays report, or the end, which is announced after the last
+    tile whatever was asked). Nothing when the record already went astray:
     that is a reading error, and the suite counts it."""
     truth = result.truth_events()[:happened]
     read = result.read_events()
@@ -131,7 +134,7 @@ def _answer(result: GameRead, happened: int) -> int:
         return 0
     entered = 0
     for event in truth[len(read) :]:
-        if event["event"] == "roll":
+        if event["event"] in ("roll", "end"):
             break
         try:
             result.link.add({**event, "meta": {"source": "phone"}})

@@ -20,6 +20,7 @@ from companion.games.starwars.spots import PLANET_SPOTS, spots_of
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.sim.starwars_games import SimulatedGame
 from companion.vision.mat import STANDARD_MAT
+from companion.vision.motion import SETTLE_FRAMES as STILL_LOOKS
 
 # The cells a game may use on the standard mat, start tile at (0, 0) near the board's centre.
 MAT_BOUNDS = (-7, 7, -5, 5)
@@ -42,6 +43,8 @@ class TableFrame:
     frame: np.ndarray
     dice: list[dict[str, Any]]  # rolls made right after this frame
     truth_events: int  # how many ground-truth events have happened by this frame
+    # with ``settled_only``: the frames the settle detector would have waited for, ``frame`` last
+    stills: tuple[np.ndarray, ...] = ()
 
 
 class SimulatedTable:
@@ -56,8 +59,9 @@ class SimulatedTable:
         harsh: bool = False,
         settled_only: bool = False,
     ) -> None:
-        """``settled_only``: one frame per settled scene and no hands, for suites that read
-        thousands of tiles (the motion path is tested on the full stream)."""
+        """``settled_only``: one shot per settled scene and no hands, for suites that read
+        thousands of tiles (the motion path is tested on the full stream); each shot carries
+        the still frames the watcher would have averaged."""
         self.game = game
         self.settled_only = settled_only
         self.settle_frames = 1 if settled_only else SETTLE_FRAMES
@@ -78,8 +82,11 @@ class SimulatedTable:
         )
 
     def _shot(self, dice: list[dict[str, Any]] | None = None, done: int = 0) -> TableFrame:
-        self._frame_seed += 1
-        return TableFrame(self.renderer.render(self.scene, self._frame_seed), dice or [], done)
+        frames = []
+        for _ in range(STILL_LOOKS if self.settled_only else 1):
+            self._frame_seed += 1
+            frames.append(self.renderer.render(self.scene, self._frame_seed))
+        return TableFrame(frames[-1], dice or [], done, tuple(frames) if self.settled_only else ())
 
     def _hand_over(self, cell: tuple[int, int], holding: PlacedTile | None = None) -> Iterator[Hand]:
         if self.settled_only:

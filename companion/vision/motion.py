@@ -122,3 +122,43 @@ class SettleDetector:
         return MotionState(
             moving=moving, settled=settled, changed_fraction=fraction, still_frames=self._still
         )
+
+
+class StillAverage:
+    """The mean of the frames of a scene held still.
+
+    Each frame brings its own sensor noise and JPEG artefacts; the mean of the still frames the
+    settle detector waited for has half their noise (four frames), so a small dark meeple stands
+    clearer of the art at no cost in waiting. Summed in float32 as the frames come, so settling
+    costs one division.
+    """
+
+    def __init__(self) -> None:
+        self._sum: np.ndarray | None = None
+        self.count = 0
+
+    def reset(self) -> None:
+        self._sum = None
+        self.count = 0
+
+    def add(self, frame: np.ndarray) -> None:
+        if self._sum is None or self._sum.shape != frame.shape:
+            self._sum = np.zeros(frame.shape, np.float32)
+            self.count = 0
+        cv2.accumulate(frame, self._sum)
+        self.count += 1
+
+    def mean(self) -> np.ndarray:
+        """The mean frame (uint8, rounded); raises if no frame was added."""
+        if self._sum is None or self.count == 0:
+            raise ValueError("no still frame to average")
+        mean: np.ndarray = cv2.convertScaleAbs(self._sum, alpha=1.0 / self.count)
+        return mean
+
+
+def mean_frame(frames: list[np.ndarray]) -> np.ndarray:
+    """The mean of the frames of one still scene (see ``StillAverage``)."""
+    average = StillAverage()
+    for frame in frames:
+        average.add(frame)
+    return average.mean()

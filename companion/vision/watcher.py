@@ -17,7 +17,7 @@ from companion.vision.frames import FrozenDetector, check_frame
 from companion.vision.lattice import Lattice, find_lattice, lone_tile_centre
 from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
 from companion.vision.meeples import BareLooks, MeepleModel
-from companion.vision.motion import SettleDetector
+from companion.vision.motion import SettleDetector, StillAverage
 from companion.vision.reader import CellModel, CellReading
 from companion.vision.rectify import Rectifier
 
@@ -66,6 +66,7 @@ class Watcher:
         self.mat = mat
         self.rectifier = Rectifier(mat)
         self.motion = SettleDetector()
+        self.still = StillAverage()  # the frames since motion stopped, read as their mean
         self.frozen = FrozenDetector(fps=fps)
         self.lattice: Lattice | None = None
         self.reference: np.ndarray | None = None  # the last settled rectified view
@@ -77,6 +78,7 @@ class Watcher:
         check = check_frame(frame)  # type: ignore[arg-type]
         if not check.ok:
             self.motion.reset()
+            self.still.reset()
             return Observation(problem=check.problem, message=check.message)
         assert isinstance(frame, np.ndarray)
         if self.frozen.update(frame):
@@ -84,12 +86,17 @@ class Watcher:
                 problem="frozen", message="The camera picture has stopped changing: is it frozen?"
             )
         state = self.motion.update(frame)
+        if state.still_frames == 0:
+            self.still.reset()
+        elif state.still_frames <= self.motion.settle_frames:
+            self.still.add(frame)
         if not state.settled:
             return None
-        return self.look(frame)
+        return self.look(self.still.mean())
 
     def look(self, frame: np.ndarray) -> Observation:
-        """Read a settled frame: rectify it and read every cell that changed since the last one."""
+        """Read a settled frame (or the mean of a still scene's frames): rectify it and read every
+        cell that changed since the last one."""
         located = self.rectifier.locate(frame)
         if located.homography is None:
             return Observation(problem="no-mat", message=located.message)
