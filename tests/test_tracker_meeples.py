@@ -15,7 +15,7 @@ from companion.games.starwars.engine import Phase
 from companion.games.starwars.tiles import AROUND
 from companion.table.links import EngineLink
 from companion.table.meeple_match import match_cell
-from companion.table.tracker import Tracker
+from companion.table.tracker import MEEPLE_ACCEPT, Tracker
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
 from companion.vision.reader import MODELS, CellReading, SpotReading
 from companion.vision.watcher import Observation
@@ -147,6 +147,31 @@ def test_a_size_the_player_has_used_up_seen_clearly_asks(table: Table) -> None:
     there, spot_name = ben_lays_with_his_large_meeple_used(table)
     assert table.see(reading(there, spot(spot_name, black_large=0.8))) == []
     assert table.codes() == {"not-allowed"}
+
+
+def test_with_one_size_left_a_meeple_that_may_lie_on_its_side_is_still_placed(table: Table) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
+    # standing or fallen over, Ben placed his small meeple there: only "nothing" would say no
+    added = table.see(reading(there, spot(spot_name, black_small=0.6, fallen=0.4)))
+    assert [(e["player"], e["size"], e["meta"]["confidence"]) for e in added] == [("Ben", "small", 1.0)]
+
+
+def test_with_one_size_left_a_meeple_that_may_not_be_there_asks(table: Table) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
+    chance = MEEPLE_ACCEPT - 0.05
+    assert table.see(reading(there, spot(spot_name, black_small=chance))) == []
+    assert table.codes() == {"unsure-meeple"}
+
+
+def test_with_both_sizes_held_the_size_must_be_sure(table: Table) -> None:
+    here = table.lay("Ben")
+    name = _a_side(table)
+    name = name if name != "planet" else "P1"
+    unsure = spot(name, black_small=MEEPLE_ACCEPT - 0.05, black_large=1.05 - MEEPLE_ACCEPT)
+    assert table.see(reading(here, unsure)) == []
+    assert table.codes() == {"unsure-meeple"}
+    sure = spot(name, black_small=MEEPLE_ACCEPT + 0.01, black_large=0.99 - MEEPLE_ACCEPT)
+    assert [(e["player"], e["size"]) for e in table.see(reading(here, sure))] == [("Ben", "small")]
 
 
 def test_a_roll_with_no_battle_waiting_is_kept_and_counts_once_the_meeple_is_entered(table: Table) -> None:
