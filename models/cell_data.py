@@ -191,7 +191,7 @@ def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.stack(crops), np.array(tiles, np.int64), np.array(meeples, np.int64)
 
 
-def _job(args: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _job(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return board_sample(*args)
 
 

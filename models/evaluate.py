@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
+from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
@@ -53,8 +55,14 @@ def evaluate_cells(path: str) -> dict[str, Any]:
     }
 
 
-def evaluate_meeples(path: str) -> dict[str, Any]:
-    """The meeple model alone on held-out (now, bare) pairs (build/meeples-heldout.npz)."""
+# the standing classes, colour/size: the chance of each size is summed over the colours
+SMALL = [k for k, name in enumerate(MEEPLE_CLASSES) if name.endswith("/small")]
+LARGE = [k for k, name in enumerate(MEEPLE_CLASSES) if name.endswith("/large")]
+
+
+def pair_probs(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """The meeple model's probabilities (pairs, spots, classes) on a file of (now, bare) pairs,
+    and the true classes (pairs, spots)."""
     data = np.load(path)
     model = MeepleModel()
     window = slice(MARGIN, MARGIN + CROP_PX)
@@ -64,17 +72,21 @@ def evaluate_meeples(path: str) -> dict[str, Any]:
             for i in range(0, len(data["meeples"]), 512)
         ]
     )
-    truth = data["meeples"]
+    return probs, data["meeples"]
+
+
+def evaluate_meeples(path: str) -> dict[str, Any]:
+    """The meeple model alone on held-out (now, bare) pairs (build/meeples-heldout.npz)."""
+    probs, truth = pair_probs(path)
     guess = probs.argmax(2)
     present = truth > 0
-    standing = truth >= 2  # classes after none and fallen: colour/size, colours in pairs of sizes
-    # the size of a standing meeple: the chance of each size, summed over the colours
-    large = probs[:, :, 3::2].sum(axis=2)
-    small = probs[:, :, 2::2].sum(axis=2)
-    true_large = (truth - 2) % 2 == 1
+    standing = np.isin(truth, SMALL + LARGE)
+    large = probs[..., LARGE].sum(axis=-1)
+    small = probs[..., SMALL].sum(axis=-1)
+    true_large = np.isin(truth, LARGE)
     size_sure = np.maximum(large, small) >= 0.9
     size_wrong = np.where(true_large, small > large, large > small)
-    planet = [model.spots.index(p) for p in ("P1", "P2")]
+    planet = [SPOTS.index(p) for p in PLANET_SPOTS]
     attacks = present[:, planet].all(axis=1)  # two meeples on one planet
     attack_error = float((guess != truth)[attacks][:, planet].mean()) if attacks.any() else 0.0
     return {

@@ -15,7 +15,7 @@ from companion.games.base import Player, Setup
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import spots_of
 from companion.games.starwars.tiles import Tile
-from companion.sim.play import GameRead, _answer, read_game, simulated_game
+from companion.sim.play import GameRead, enter_what_happened, read_game, simulated_game
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
@@ -65,7 +65,7 @@ def test_the_person_of_the_suite_enters_what_was_missed_but_not_the_end(model: C
     events = result.truth_events()
     assert events[-1] == {"event": "end"} and all(e["event"] != "roll" for e in events)
     link.add(events[0])  # the camera saw the start tile only
-    assert _answer(result, len(events)) == len(events) - 2
+    assert enter_what_happened(result, len(events)) == len(events) - 2
     assert result.read_events() == events[:-1]
     assert all(e["meta"] == {"source": "phone"} for e in link.events[1:])
 
@@ -197,6 +197,22 @@ def test_a_settled_scene_is_read_from_the_mean_of_its_still_frames(bench: Bench)
     assert len(seen) == 1  # one settling, after the first still frames the detector waits for
     settle = bench.watcher.motion.settle_frames
     assert np.array_equal(seen[0], mean_frame(frames[2 : 2 + settle]))  # frame 1 still moved
+
+
+def test_a_refused_frame_starts_the_still_frames_afresh(bench: Bench) -> None:
+    seen: list[np.ndarray] = []
+    bench.watcher.look = lambda frame: seen.append(frame) or Observation()  # type: ignore[method-assign]
+    bench.scene.hand = Hand(bench.scene.cell_centre_mm((0, 0)), 60.0)
+    bench.loop.step(bench.frame())
+    bench.scene.hand = None
+    for _ in range(2):
+        bench.loop.step(bench.frame())
+    bench.loop.step(np.zeros((720, 1280, 3), np.uint8))  # the light went off for a moment
+    after = [bench.frame() for _ in range(5)]
+    for frame in after:
+        bench.loop.step(frame)
+    # the first frame after it has nothing to be compared with; the next four are the still ones
+    assert len(seen) == 1 and np.array_equal(seen[0], mean_frame(after[1:]))
 
 
 def test_a_legal_tile_is_read_and_recorded(bench: Bench) -> None:

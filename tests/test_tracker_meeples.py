@@ -156,6 +156,13 @@ def test_with_one_size_left_a_meeple_that_may_lie_on_its_side_is_still_placed(ta
     assert [(e["player"], e["size"], e["meta"]["confidence"]) for e in added] == [("Ben", "small", 1.0)]
 
 
+def test_with_one_size_left_only_the_chance_of_nothing_counts(table: Table) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
+    nothing = 1.0 - MEEPLE_ACCEPT - 0.02
+    added = table.see(reading(there, spot(spot_name, black_small=0.5, fallen=0.5 - nothing)))
+    assert [(e["size"], e["meta"]["confidence"]) for e in added] == [("small", round(1 - nothing, 4))]
+
+
 def test_with_one_size_left_a_meeple_that_may_not_be_there_asks(table: Table) -> None:
     there, spot_name = ben_lays_with_his_large_meeple_used(table)
     chance = MEEPLE_ACCEPT - 0.05

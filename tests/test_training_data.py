@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
 
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.vision.labels import FALLEN, MEEPLE_CLASSES, MEEPLE_COLOURS, MEEPLE_SIZES, NO_MEEPLE
-from models.cell_data import data_parser
+from models.calibrate import calibrate
+from models.cell_data import SPLITS, data_parser
 from models.meeple_data import _meeples_for, pair_sample
 
 PLANET_TILE = ["N", "E", "P1", "P2"]  # a tile with two edge features and a planet
@@ -66,6 +68,14 @@ def test_a_hard_board_gives_pairs_labelled_by_spot() -> None:
     assert changed[(meeples > 0).any(axis=1)].mean() > changed[(meeples == 0).all(axis=1)].mean()
 
 
+def test_the_splits_are_disjoint_and_the_first_two_draw_as_they_always_did() -> None:
+    # the keys seed every draw: the data files made when a split was a flag must stay the same
+    assert (SPLITS["train"].key, SPLITS["held-out"].key) == (str(False), str(True))
+    for a, b in itertools.combinations(SPLITS.values(), 2):
+        assert not set(a.styles) & set(b.styles) and not set(a.cameras) & set(b.cameras)
+        assert a.key != b.key
+
+
 def test_the_data_scripts_share_their_options() -> None:
     args = data_parser("doc", 600).parse_args(["--out", "x.npz", "--held-out", "--first-seed", "4"])
     assert (args.frames, args.split, args.first_seed, args.workers, args.out) == (
@@ -77,3 +87,40 @@ def test_the_data_scripts_share_their_options() -> None:
     )
     assert data_parser("doc", 5).parse_args(["--out", "x.npz"]).split == "train"
     assert data_parser("doc", 5).parse_args(["--out", "x.npz", "--calibration"]).split == "calibration"
+
+
+def test_calibration_counts_what_each_threshold_would_record_and_get_wrong() -> None:
+    def probs(**chances: float) -> list[float]:
+        row = [0.0] * len(MEEPLE_CLASSES)
+        for name, p in chances.items():
+            row[MEEPLE_CLASSES.index(name.replace("_", "/"))] = p
+        row[0] = 1.0 - sum(row)
+        return row
+
+    red_small = MEEPLE_CLASSES.index("red/small")
+    spots = np.array(
+        [
+            [probs(red_small=0.97), probs(red_small=0.88, red_large=0.12)],  # right; right, unsure
+            [probs(red_large=0.92, red_small=0.08), probs(red_small=0.6, fallen=0.3)],  # wrong; lies
+            [probs(red_small=0.86), probs()],  # nothing there; nothing seen, never counted
+        ]
+    )
+    truth = np.array([[red_small, red_small], [red_small, MEEPLE_CLASSES.index(FALLEN)], [0, 0]])
+    report = calibrate(spots, truth)
+    assert report["spots_seen_standing"] == 5
+    assert report["two_sizes"]["0.90"] == {
+        "asked": 3,
+        "recorded": 2,
+        "where_nothing_stands": 0,
+        "where_one_lies": 0,
+        "of_the_other_size": 1,
+    }
+    assert report["two_sizes"]["0.85"]["recorded"] == 4  # the unsure one and the one on nothing too
+    assert report["one_size"]["0.85"] == {
+        "asked": 0,
+        "recorded": 5,
+        "where_nothing_stands": 1,
+        "where_one_lies": 1,
+        "of_the_other_size": 1,
+    }
+    assert report["one_size"]["0.95"]["asked"] == 2  # a meeple 0.9 or 0.86 likely there at all

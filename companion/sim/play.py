@@ -94,26 +94,26 @@ def read_game(
     result = GameRead(truth, link, tracker, 0)
     for number, shot in enumerate(table.frames()):
         if settled_only:
-            loop.settled(watcher.look(mean_frame(list(shot.stills))))
+            loop.settled(watcher.look(mean_frame(shot.stills)))
         else:
             loop.step(shot.frame)
         for prompt in tracker.open_prompts():
             if prompt not in result.prompts:
                 result.prompts.append(prompt)
         if answer_prompts and tracker.open_prompts():  # before anyone rolls for the battle
-            result.answered += _answer(result, shot.truth_events - len(shot.dice))
+            result.answered += enter_what_happened(result, shot.truth_events - len(shot.dice))
         table.dice.queue.extend(shot.dice)
         tracker.poll_dice()
         if tracker.held_rolls:  # rolls for a battle the record lacks
             result.prompts += [p for p in tracker.open_prompts() if p not in result.prompts]
             if answer_prompts:
-                result.answered += _answer(result, shot.truth_events)
+                result.answered += enter_what_happened(result, shot.truth_events)
                 tracker.poll_dice()
         result.frames = number + 1
         if on_frame is not None:
             on_frame(number)
     if answer_prompts and tracker.open_prompts():
-        result.answered += _answer(result, len(truth.events))
+        result.answered += enter_what_happened(result, len(truth.events))
     # the last tile is down: a player says so on the phone ("end"), which scores the game
     try:
         link.add({"event": "end"})
@@ -123,7 +123,7 @@ def read_game(
     return result
 
 
-def _answer(result: GameRead, happened: int) -> int:
+def enter_what_happened(result: GameRead, happened: int) -> int:
     """A person at the table enters, on the phone, what happened that the record lacks (up to
     the next dice roll, which the trays report, or the end, which is announced after the last
     tile whatever was asked). Nothing when the record already went astray:

@@ -20,7 +20,7 @@ from companion.games.starwars.spots import PLANET_SPOTS, spots_of
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.sim.starwars_games import SimulatedGame
 from companion.vision.mat import STANDARD_MAT
-from companion.vision.motion import SETTLE_FRAMES as STILL_LOOKS
+from companion.vision.motion import SETTLE_FRAMES as STILLS_PER_SCENE  # what the watcher averages
 
 # The cells a game may use on the standard mat, start tile at (0, 0) near the board's centre.
 MAT_BOUNDS = (-7, 7, -5, 5)
@@ -83,7 +83,7 @@ class SimulatedTable:
 
     def _shot(self, dice: list[dict[str, Any]] | None = None, done: int = 0) -> TableFrame:
         frames = []
-        for _ in range(STILL_LOOKS if self.settled_only else 1):
+        for _ in range(STILLS_PER_SCENE if self.settled_only else 1):
             self._frame_seed += 1
             frames.append(self.renderer.render(self.scene, self._frame_seed))
         return TableFrame(frames[-1], dice or [], done, tuple(frames) if self.settled_only else ())

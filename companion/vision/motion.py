@@ -12,6 +12,7 @@ of it the colour to grey conversion.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -127,10 +128,10 @@ class SettleDetector:
 class StillAverage:
     """The mean of the frames of a scene held still.
 
-    Each frame brings its own sensor noise and JPEG artefacts; the mean of the still frames the
-    settle detector waited for has half their noise (four frames), so a small dark meeple stands
-    clearer of the art at no cost in waiting. Summed in float32 as the frames come, so settling
-    costs one division.
+    Each frame brings its own sensor noise; the mean of the still frames the settle detector
+    waited for has half of it (four frames; JPEG's blocks follow the picture and average out
+    less), so a small dark meeple stands clearer of the art at no cost in waiting. Summed in
+    float32 as the frames come, so settling costs one division.
     """
 
     def __init__(self) -> None:
@@ -156,7 +157,7 @@ class StillAverage:
         return mean
 
 
-def mean_frame(frames: list[np.ndarray]) -> np.ndarray:
+def mean_frame(frames: Sequence[np.ndarray]) -> np.ndarray:
     """The mean of the frames of one still scene (see ``StillAverage``)."""
     average = StillAverage()
     for frame in frames:
