@@ -23,11 +23,13 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
+from companion.sim.art_box import BOX_STYLES
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
@@ -103,12 +105,13 @@ def evaluate_meeples(path: str) -> dict[str, Any]:
     }
 
 
-def _game(seed: int) -> dict[str, Any]:
+def _game(seed: int, box_art: bool = False) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
     truth = simulated_game(seed, players=2 + seed % 4)
     model = CellModel()
-    style = HELD_OUT_STYLES[seed % len(HELD_OUT_STYLES)]
+    styles = BOX_STYLES if box_art else HELD_OUT_STYLES
+    style = styles[seed % len(styles)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
     result = read_game(
         truth, model, style, camera, seed, settled_only=True, meeple_model=MeepleModel(), answer_prompts=True
@@ -135,12 +138,14 @@ def _game(seed: int) -> dict[str, Any]:
     }
 
 
-def evaluate_games(count: int, workers: int, first: int = FIRST_GAME) -> dict[str, Any]:
+def evaluate_games(
+    count: int, workers: int, first: int = FIRST_GAME, box_art: bool = False
+) -> dict[str, Any]:
     seeds = list(range(first, first + count))
     games = []
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
-        for done, game in enumerate(pool.map(_game, seeds), start=1):
+        for done, game in enumerate(pool.map(partial(_game, box_art=box_art), seeds), start=1):
             games.append(game)
             print(
                 f"  game {done}/{count}: {game['tiles_right']}/{game['tiles']} tiles, "
@@ -179,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--first-game", type=int, default=FIRST_GAME, help=f"seed of the first game (default {FIRST_GAME})"
     )
+    parser.add_argument(
+        "--box-art",
+        action="store_true",
+        help="draw the games' tiles in the second family of art, never trained on (companion/sim/art_box.py)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write the figures as JSON here too")
     args = parser.parse_args(argv)
@@ -190,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
-        report["games"] = evaluate_games(args.games, args.workers, args.first_game)
+        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art)
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as file:

@@ -18,6 +18,7 @@ import numpy as np
 from companion.games.base import Cell
 from companion.games.starwars.tiles import Tile
 from companion.sim.art import PLAYER_BGR, TileStyle, draw_meeple, draw_tile, spot_point
+from companion.sim.art_box import BoxStyle, draw_box_tile, is_box_style
 from companion.vision.mat import QUIET_ZONE_MM, STANDARD_MAT, TILE_MM, MatSpec
 
 FRAME_SIZE = (1280, 720)
@@ -171,6 +172,8 @@ def _mat_picture(mat: MatSpec) -> np.ndarray:
 @cache
 def _tile_picture(tile: Tile, style: int, variant: int) -> np.ndarray:
     size = round(TILE_MM * SCENE_PX_PER_MM)
+    if is_box_style(style):
+        return draw_box_tile(tile, BoxStyle.from_seed(style), size, variant)
     return draw_tile(tile, TileStyle.from_seed(style), size, variant)
 
 

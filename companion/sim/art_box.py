@@ -1,0 +1,209 @@
+"""A second family of tile art, never used in training: a stand-in for a real box (issue 5).
+
+The first family (``art.py``) paints dark space with solid route bands, filled asteroid lenses
+and shaded planets. This one is drawn differently in every part, as another printing of the
+game would be: a mottled nebula that may be light or dark, routes as thin twin lanes with
+beacons, asteroid fields as loose scattered rocks with no outline, planets as flat banded
+discs, and faction symbols as square badges. The structure (which sides, which features,
+which symbols) and where meeples stand are the same, so the rules and the spots still apply.
+
+Styles in this family are numbered from ``BOX_STYLES.start``; ``is_box_style`` tells them apart.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, Tile
+from companion.sim.art import tile_key
+
+BGR = tuple[int, int, int]
+SUPERSAMPLE = 2
+BOX_STYLES = range(1_000_000, 1_000_100)  # no data script draws from these
+
+_MID = ((0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5))
+_IN = ((0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0))
+_ALONG = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
+
+
+def is_box_style(style: int) -> bool:
+    return style in BOX_STYLES
+
+
+def _colour(rng: random.Random, lo: float, hi: float) -> BGR:
+    return (round(rng.uniform(lo, hi)), round(rng.uniform(lo, hi)), round(rng.uniform(lo, hi)))
+
+
+@dataclass(frozen=True)
+class BoxStyle:
+    """The numbers one printing of the second family varies, from a seed."""
+
+    seed: int
+    ground: BGR
+    mottle: BGR
+    lane: BGR
+    lane_gap: float
+    beacon: BGR
+    rock: BGR
+    rock_count: int
+    planet_bands: tuple[BGR, BGR]
+    planet_radius: float
+    badge: BGR
+    badge_mark: dict[str, BGR]
+
+    @classmethod
+    def from_seed(cls, seed: int) -> BoxStyle:
+        rng = random.Random(f"box-style-{seed}")
+        light = rng.random() < 0.4  # some boxes print space pale, as a chart
+        ground = _colour(rng, 170, 225) if light else _colour(rng, 25, 70)
+        mottle = _colour(rng, 120, 170) if light else _colour(rng, 60, 110)
+        lane = _colour(rng, 20, 60) if light else _colour(rng, 190, 250)
+        return cls(
+            seed=seed,
+            ground=ground,
+            mottle=mottle,
+            lane=lane,
+            lane_gap=rng.uniform(0.05, 0.08),
+            beacon=_colour(rng, 0, 255),
+            rock=_colour(rng, 60, 130) if light else _colour(rng, 110, 170),
+            rock_count=rng.randint(14, 26),
+            planet_bands=(_colour(rng, 40, 230), _colour(rng, 40, 230)),
+            planet_radius=rng.uniform(0.25, 0.3),
+            badge=_colour(rng, 10, 60),
+            badge_mark={
+                "rebels": (40, 60, rng.randint(200, 250)),
+                "empire": (rng.randint(200, 250), rng.randint(200, 250), rng.randint(200, 250)),
+                "bounty": (30, rng.randint(170, 220), rng.randint(220, 250)),
+            },
+        )
+
+
+def _pt(x: float, y: float, size: int) -> tuple[int, int]:
+    return (round(x * size), round(y * size))
+
+
+def _nebula(style: BoxStyle, rng: np.random.Generator, size: int) -> np.ndarray:
+    """The ground, mottled by smoothed noise at two scales."""
+    coarse = cv2.resize(rng.random((6, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
+    fine = cv2.GaussianBlur(rng.random((size, size)).astype(np.float32), (0, 0), size / 40)
+    weight = np.clip(0.7 * coarse + 2.0 * (fine - fine.mean()), 0, 1)[..., None]
+    ground = np.array(style.ground, np.float32)
+    mottle = np.array(style.mottle, np.float32)
+    ground_picture: np.ndarray = np.clip(ground * (1 - weight) + mottle * weight, 0, 255).astype(np.uint8)
+    return ground_picture
+
+
+def _rocks(canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.random.Generator) -> None:
+    """Loose rocks in a band along each side of the field, denser towards the edge."""
+    size = canvas.shape[0]
+    for side in sides:
+        mx, my = _MID[side]
+        ix, iy = _IN[side]
+        ax, ay = _ALONG[side]
+        for _ in range(style.rock_count):
+            t = rng.uniform(-0.42, 0.42)
+            depth = 0.26 * rng.random() ** 1.5
+            cx, cy = mx + ax * t + ix * depth, my + ay * t + iy * depth
+            radius = rng.uniform(0.025, 0.05)
+            corners = rng.integers(5, 8)
+            angles = np.sort(rng.uniform(0, 2 * math.pi, corners))
+            poly = [
+                _pt(
+                    cx + math.cos(a) * radius * rng.uniform(0.6, 1.0),
+                    cy + math.sin(a) * radius * rng.uniform(0.6, 1.0),
+                    size,
+                )
+                for a in angles
+            ]
+            shade = rng.uniform(0.7, 1.3)
+            colour = tuple(int(min(255, c * shade)) for c in style.rock)
+            cv2.fillPoly(canvas, [np.array(poly, np.int32)], colour, cv2.LINE_AA)
+
+
+def _lane(canvas: np.ndarray, start: tuple[float, float], style: BoxStyle) -> None:
+    """Twin thin lanes from a side's midpoint to the centre, with a beacon between them."""
+    size = canvas.shape[0]
+    sx, sy = start
+    dx, dy = 0.5 - sx, 0.5 - sy
+    length = math.hypot(dx, dy)
+    nx, ny = -dy / length, dx / length
+    thickness = max(2, size // 70)
+    for sign in (-1, 1):
+        ox, oy = nx * style.lane_gap * sign, ny * style.lane_gap * sign
+        cv2.line(
+            canvas,
+            _pt(sx + ox, sy + oy, size),
+            _pt(0.5 + ox, 0.5 + oy, size),
+            style.lane,
+            thickness,
+            cv2.LINE_AA,
+        )
+    for t in (0.3, 0.7):
+        cv2.circle(
+            canvas, _pt(sx + dx * t, sy + dy * t, size), max(2, size // 45), style.beacon, -1, cv2.LINE_AA
+        )
+
+
+def _badge(canvas: np.ndarray, faction: str, centre: tuple[float, float], style: BoxStyle) -> None:
+    size = canvas.shape[0]
+    half = 0.07
+    x, y = centre
+    cv2.rectangle(
+        canvas, _pt(x - half, y - half, size), _pt(x + half, y + half, size), style.badge, -1, cv2.LINE_AA
+    )
+    mark = style.badge_mark[faction]
+    if faction == "rebels":  # a flame: a tall diamond
+        poly = [(x, y - half * 0.8), (x + half * 0.45, y), (x, y + half * 0.8), (x - half * 0.45, y)]
+        cv2.fillPoly(canvas, [np.array([_pt(px, py, size) for px, py in poly], np.int32)], mark, cv2.LINE_AA)
+    elif faction == "empire":  # a cross of bars
+        w = half * 0.2
+        cv2.rectangle(canvas, _pt(x - half * 0.75, y - w, size), _pt(x + half * 0.75, y + w, size), mark, -1)
+        cv2.rectangle(canvas, _pt(x - w, y - half * 0.75, size), _pt(x + w, y + half * 0.75, size), mark, -1)
+    else:  # bounty hunters: a ring
+        cv2.circle(canvas, _pt(x, y, size), round(half * 0.6 * size), mark, max(2, size // 60), cv2.LINE_AA)
+
+
+def _symbol_place(feature_kind: str, sides: tuple[int, ...]) -> tuple[float, float]:
+    if feature_kind == PLANET:
+        return (0.5, 0.5)
+    mx, my = _MID[sides[0]]
+    ix, iy = _IN[sides[0]]
+    ax, ay = _ALONG[sides[0]]
+    if feature_kind == ASTEROID:
+        return (mx + ix * 0.1 - ax * 0.28, my + iy * 0.1 - ay * 0.28)
+    return (mx + ix * 0.2 + ax * 0.14, my + iy * 0.2 + ay * 0.14)
+
+
+def draw_box_tile(tile: Tile, style: BoxStyle, size_px: int, variant: int = 0) -> np.ndarray:
+    """The tile as it lies, ``size_px`` square, BGR, in the second family of art."""
+    size = size_px * SUPERSAMPLE
+    rng = np.random.default_rng([style.seed, variant, tile_key(tile)])
+    canvas = _nebula(style, rng, size)
+    for feature in tile.features:
+        if feature.kind == ASTEROID:
+            _rocks(canvas, feature.sides, style, rng)
+    for feature in tile.features:
+        if feature.kind == ROUTE:
+            for side in feature.sides:
+                _lane(canvas, _MID[side], style)
+    planet = next((f for f in tile.features if f.kind == PLANET), None)
+    if planet is not None:
+        radius = round(style.planet_radius * size)
+        centre = _pt(0.5, 0.5, size)
+        cv2.circle(canvas, centre, radius, style.planet_bands[0], -1, cv2.LINE_AA)
+        disc = np.zeros((size, size), np.uint8)
+        cv2.circle(disc, centre, radius, 255, -1, cv2.LINE_AA)
+        yy = np.arange(size)[:, None].repeat(size, 1)
+        bands = ((yy - centre[1] + radius) // max(1, radius // 3)) % 2 == 1
+        canvas[(disc > 0) & bands] = style.planet_bands[1]
+        cv2.circle(canvas, centre, radius, style.lane, max(2, size // 80), cv2.LINE_AA)
+    for feature in tile.features:
+        for faction in feature.symbols:
+            _badge(canvas, faction, _symbol_place(feature.kind, feature.sides), style)
+    small: np.ndarray = cv2.resize(canvas, (size_px, size_px), interpolation=cv2.INTER_AREA)
+    return small

@@ -1,0 +1,66 @@
+"""The simulated table's second family of tile art (companion/sim/art_box.py): a stand-in for a
+real box, never trained on, that still shows each tile's structure where the rules expect it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.games.starwars.tiles import Tile, parse_tile
+from companion.sim.art import TileStyle, draw_tile
+from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
+from companion.sim.render import Camera, PlacedTile, Renderer, Scene
+from companion.vision.mat import STANDARD_MAT
+from models.cell_data import SPLITS
+
+ROUTE_NS = parse_tile({"features": [{"kind": "route", "edges": "NS"}]})
+ROUTE_EW = parse_tile({"features": [{"kind": "route", "edges": "EW"}]})
+PLANET = parse_tile({"features": [{"kind": "planet", "symbols": ["rebels"]}]})
+SIZE = 96
+
+
+def test_no_data_set_draws_from_the_box_styles() -> None:
+    for split in SPLITS.values():
+        assert not set(split.styles) & set(BOX_STYLES)
+    assert is_box_style(BOX_STYLES[3]) and not is_box_style(SPLITS["held-out"].styles[3])
+
+
+def test_a_box_tile_is_the_same_for_the_same_seed_and_differs_by_copy_and_style() -> None:
+    style = BoxStyle.from_seed(BOX_STYLES[0])
+    first = draw_box_tile(ROUTE_NS, style, SIZE)
+    assert first.shape == (SIZE, SIZE, 3) and first.dtype == np.uint8
+    assert np.array_equal(first, draw_box_tile(ROUTE_NS, style, SIZE))
+    assert not np.array_equal(first, draw_box_tile(ROUTE_NS, style, SIZE, variant=1))
+    assert not np.array_equal(first, draw_box_tile(ROUTE_NS, BoxStyle.from_seed(BOX_STYLES[1]), SIZE))
+
+
+def test_the_box_art_looks_unlike_the_trained_art() -> None:
+    for seed in range(4):
+        ours = draw_tile(PLANET, TileStyle.from_seed(SPLITS["held-out"].styles[seed]), SIZE).astype(float)
+        box = draw_box_tile(PLANET, BoxStyle.from_seed(BOX_STYLES[seed]), SIZE).astype(float)
+        assert np.abs(ours - box).mean() > 20
+
+
+def test_a_route_shows_along_its_sides_and_not_across() -> None:
+    north = (slice(SIZE // 8, SIZE * 3 // 8), slice(SIZE * 3 // 8, SIZE * 5 // 8))  # above the centre
+
+    def lane_pixels(tile: Tile, style: BoxStyle) -> int:
+        patch = draw_box_tile(tile, style, SIZE)[north].astype(float)
+        return int((np.linalg.norm(patch - np.array(style.lane, float), axis=2) < 60).sum())
+
+    for seed in BOX_STYLES[:6]:
+        style = BoxStyle.from_seed(seed)
+        # the lanes of a north-south route cross that patch; an east-west one leaves it bare
+        assert lane_pixels(ROUTE_NS, style) >= 20 and lane_pixels(ROUTE_EW, style) == 0
+
+
+def test_the_renderer_draws_box_styles_with_the_box_art() -> None:
+    renderer = Renderer(Camera.from_seed(500_001))
+    board = STANDARD_MAT.board
+
+    def frame(style: int) -> np.ndarray:
+        scene = Scene(board.centre)
+        scene.tiles[(0, 0)] = PlacedTile(PLANET, style)
+        return renderer.render(scene, 1).astype(float)
+
+    trained, box = frame(SPLITS["held-out"].styles[0]), frame(BOX_STYLES[0])
+    assert np.abs(trained - box).max() > 100
