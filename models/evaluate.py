@@ -13,7 +13,8 @@ Two levels, both with onnxruntime only (no torch):
     python -m models.evaluate --cells build/cells-heldout.npz --meeples build/meeples-heldout.npz \
         --games 50 --workers 2
 
-``--first-game`` reads other held-out games (the default is seed 9 000 on).
+``--first-game`` reads other held-out games (the default is seed 9 000 on); ``--box-art`` draws
+their tiles in the second family of art, which no model was trained on (issue 5).
 """
 
 from __future__ import annotations
