@@ -24,9 +24,9 @@ BGR = tuple[int, int, int]
 SUPERSAMPLE = 2
 
 # Unit-tile frame: (0, 0) top-left, (1, 1) bottom-right; side midpoints and inward normals.
-_MID = ((0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5))
-_IN = ((0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0))
-_ALONG = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
+SIDE_MID = ((0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5))
+SIDE_IN = ((0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0))
+SIDE_ALONG = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
 
 PLAYER_BGR: dict[str, BGR] = {
     "red": (40, 40, 205),
@@ -97,15 +97,16 @@ class TileStyle:
         )
 
 
-def _pt(x: float, y: float, size: int) -> tuple[int, int]:
+def unit_point(x: float, y: float, size: int) -> tuple[int, int]:
+    """A point of the unit tile on a canvas ``size`` pixels square."""
     return (round(x * size), round(y * size))
 
 
 def _cap(side: int, depth: float, inset: float, steps: int = 12) -> list[tuple[float, float]]:
     """An asteroid field's lens along one side: straight on the edge, curved inward."""
-    mx, my = _MID[side]
-    ix, iy = _IN[side]
-    ax, ay = _ALONG[side]
+    mx, my = SIDE_MID[side]
+    ix, iy = SIDE_IN[side]
+    ax, ay = SIDE_ALONG[side]
     points = []
     for k in range(steps + 1):
         t = -0.5 + inset + (1 - 2 * inset) * k / steps
@@ -123,16 +124,16 @@ def _asteroid_mask(feature: Feature, style: TileStyle, size: int) -> np.ndarray:
     joined = len(feature.sides) > 1
     for side in feature.sides:
         inset = 0.0 if joined else 0.1
-        poly = np.array([_pt(x, y, size) for x, y in _cap(side, style.cap_depth, inset)], np.int32)
+        poly = np.array([unit_point(x, y, size) for x, y in _cap(side, style.cap_depth, inset)], np.int32)
         cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA)
     if joined:
-        cv2.circle(mask, _pt(0.5, 0.5, size), round(0.24 * size), 255, -1, cv2.LINE_AA)
+        cv2.circle(mask, unit_point(0.5, 0.5, size), round(0.24 * size), 255, -1, cv2.LINE_AA)
         for side in feature.sides:
-            mx, my = _MID[side]
-            ax, ay = _ALONG[side]
+            mx, my = SIDE_MID[side]
+            ax, ay = SIDE_ALONG[side]
             corners = [(mx - ax * 0.2, my - ay * 0.2), (mx + ax * 0.2, my + ay * 0.2)]
             inner = [(0.5 + ax * 0.2, 0.5 + ay * 0.2), (0.5 - ax * 0.2, 0.5 - ay * 0.2)]
-            poly = np.array([_pt(x, y, size) for x, y in corners + inner], np.int32)
+            poly = np.array([unit_point(x, y, size) for x, y in corners + inner], np.int32)
             cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA)
     return mask
 
@@ -140,15 +141,15 @@ def _asteroid_mask(feature: Feature, style: TileStyle, size: int) -> np.ndarray:
 def _route_points(feature: Feature, size: int) -> list[tuple[int, int]]:
     sides = feature.sides
     if len(sides) == 1:
-        (mx, my) = _MID[sides[0]]
-        return [_pt(mx + (0.5 - mx) * t, my + (0.5 - my) * t, size) for t in np.linspace(0, 1, 12)]
-    (x0, y0), (x1, y1) = _MID[sides[0]], _MID[sides[1]]
+        (mx, my) = SIDE_MID[sides[0]]
+        return [unit_point(mx + (0.5 - mx) * t, my + (0.5 - my) * t, size) for t in np.linspace(0, 1, 12)]
+    (x0, y0), (x1, y1) = SIDE_MID[sides[0]], SIDE_MID[sides[1]]
     points = []
     for t in np.linspace(0, 1, 24):
         # a quadratic Bezier through the centre's pull: straight for opposite sides, a bend otherwise
         x = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * 0.5 + t**2 * x1
         y = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * 0.5 + t**2 * y1
-        points.append(_pt(x, y, size))
+        points.append(unit_point(x, y, size))
     return points
 
 
@@ -156,13 +157,13 @@ def _symbol_point(tile: Tile, feature: Feature) -> tuple[float, float]:
     if feature.kind == PLANET:
         return (0.5, 0.4)
     side = feature.sides[0]
-    mx, my = _MID[side]
-    ix, iy = _IN[side]
-    ax, ay = _ALONG[side]
+    mx, my = SIDE_MID[side]
+    ix, iy = SIDE_IN[side]
+    ax, ay = SIDE_ALONG[side]
     if feature.kind == ASTEROID:
         return (mx + ix * 0.12 + ax * 0.24, my + iy * 0.12 + ay * 0.24)
     if len(feature.sides) == 2:
-        other = _MID[feature.sides[1]]
+        other = SIDE_MID[feature.sides[1]]
         x = 0.25 * mx + 0.5 * 0.5 + 0.25 * other[0]
         y = 0.25 * my + 0.5 * 0.5 + 0.25 * other[1]
         return (x, y)
@@ -255,7 +256,7 @@ def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> n
     planet = next((f for f in tile.features if f.kind == PLANET), None)
     if routes and planet is None and all(len(f.sides) == 1 for f in routes) and len(routes) > 1:
         hub = round(0.11 * size)
-        c = _pt(0.5, 0.5, size)
+        c = unit_point(0.5, 0.5, size)
         cv2.rectangle(canvas, (c[0] - hub, c[1] - hub), (c[0] + hub, c[1] + hub), style.route_edge, -1)
         cv2.rectangle(
             canvas, (c[0] - hub // 2, c[1] - hub // 2), (c[0] + hub // 2, c[1] + hub // 2), style.route, -1
@@ -263,7 +264,7 @@ def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> n
     if planet is not None:
         hue = style.planet_hues[int(rng.integers(0, len(style.planet_hues)))]
         radius = round(style.planet_radius * size)
-        centre = _pt(0.5, 0.5, size)
+        centre = unit_point(0.5, 0.5, size)
         for k in range(radius, 0, -max(1, radius // 10)):
             v = 0.35 + 0.55 * (1 - k / radius) ** 0.5
             cv2.circle(
@@ -291,7 +292,11 @@ def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> n
         for faction in feature.symbols:
             x, y = _symbol_point(tile, feature)
             draw_symbol(
-                canvas, faction, _pt(x, y, size), round(style.symbol_radius * size), style.symbol[faction]
+                canvas,
+                faction,
+                unit_point(x, y, size),
+                round(style.symbol_radius * size),
+                style.symbol[faction],
             )
 
     # the cut edge catches the light on two sides and falls into shade on the others

@@ -20,15 +20,9 @@ import cv2
 import numpy as np
 
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, Tile
-from companion.sim.art import tile_key
+from companion.sim.art import BGR, SIDE_ALONG, SIDE_IN, SIDE_MID, SUPERSAMPLE, tile_key, unit_point
 
-BGR = tuple[int, int, int]
-SUPERSAMPLE = 2
 BOX_STYLES = range(1_000_000, 1_000_100)  # no data script draws from these
-
-_MID = ((0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5))
-_IN = ((0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0))
-_ALONG = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
 
 
 def is_box_style(style: int) -> bool:
@@ -83,10 +77,6 @@ class BoxStyle:
         )
 
 
-def _pt(x: float, y: float, size: int) -> tuple[int, int]:
-    return (round(x * size), round(y * size))
-
-
 def _nebula(style: BoxStyle, rng: np.random.Generator, size: int) -> np.ndarray:
     """The ground, mottled by smoothed noise at two scales."""
     coarse = cv2.resize(rng.random((6, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
@@ -102,9 +92,9 @@ def _rocks(canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.
     """Loose rocks in a band along each side of the field, denser towards the edge."""
     size = canvas.shape[0]
     for side in sides:
-        mx, my = _MID[side]
-        ix, iy = _IN[side]
-        ax, ay = _ALONG[side]
+        mx, my = SIDE_MID[side]
+        ix, iy = SIDE_IN[side]
+        ax, ay = SIDE_ALONG[side]
         for _ in range(style.rock_count):
             t = rng.uniform(-0.42, 0.42)
             depth = 0.26 * rng.random() ** 1.5
@@ -113,7 +103,7 @@ def _rocks(canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.
             corners = rng.integers(5, 8)
             angles = np.sort(rng.uniform(0, 2 * math.pi, corners))
             poly = [
-                _pt(
+                unit_point(
                     cx + math.cos(a) * radius * rng.uniform(0.6, 1.0),
                     cy + math.sin(a) * radius * rng.uniform(0.6, 1.0),
                     size,
@@ -137,15 +127,20 @@ def _lane(canvas: np.ndarray, start: tuple[float, float], style: BoxStyle) -> No
         ox, oy = nx * style.lane_gap * sign, ny * style.lane_gap * sign
         cv2.line(
             canvas,
-            _pt(sx + ox, sy + oy, size),
-            _pt(0.5 + ox, 0.5 + oy, size),
+            unit_point(sx + ox, sy + oy, size),
+            unit_point(0.5 + ox, 0.5 + oy, size),
             style.lane,
             thickness,
             cv2.LINE_AA,
         )
     for t in (0.3, 0.7):
         cv2.circle(
-            canvas, _pt(sx + dx * t, sy + dy * t, size), max(2, size // 45), style.beacon, -1, cv2.LINE_AA
+            canvas,
+            unit_point(sx + dx * t, sy + dy * t, size),
+            max(2, size // 45),
+            style.beacon,
+            -1,
+            cv2.LINE_AA,
         )
 
 
@@ -154,26 +149,47 @@ def _badge(canvas: np.ndarray, faction: str, centre: tuple[float, float], style:
     half = 0.07
     x, y = centre
     cv2.rectangle(
-        canvas, _pt(x - half, y - half, size), _pt(x + half, y + half, size), style.badge, -1, cv2.LINE_AA
+        canvas,
+        unit_point(x - half, y - half, size),
+        unit_point(x + half, y + half, size),
+        style.badge,
+        -1,
+        cv2.LINE_AA,
     )
     mark = style.badge_mark[faction]
     if faction == "rebels":  # a flame: a tall diamond
         poly = [(x, y - half * 0.8), (x + half * 0.45, y), (x, y + half * 0.8), (x - half * 0.45, y)]
-        cv2.fillPoly(canvas, [np.array([_pt(px, py, size) for px, py in poly], np.int32)], mark, cv2.LINE_AA)
+        cv2.fillPoly(
+            canvas, [np.array([unit_point(px, py, size) for px, py in poly], np.int32)], mark, cv2.LINE_AA
+        )
     elif faction == "empire":  # a cross of bars
         w = half * 0.2
-        cv2.rectangle(canvas, _pt(x - half * 0.75, y - w, size), _pt(x + half * 0.75, y + w, size), mark, -1)
-        cv2.rectangle(canvas, _pt(x - w, y - half * 0.75, size), _pt(x + w, y + half * 0.75, size), mark, -1)
+        cv2.rectangle(
+            canvas,
+            unit_point(x - half * 0.75, y - w, size),
+            unit_point(x + half * 0.75, y + w, size),
+            mark,
+            -1,
+        )
+        cv2.rectangle(
+            canvas,
+            unit_point(x - w, y - half * 0.75, size),
+            unit_point(x + w, y + half * 0.75, size),
+            mark,
+            -1,
+        )
     else:  # bounty hunters: a ring
-        cv2.circle(canvas, _pt(x, y, size), round(half * 0.6 * size), mark, max(2, size // 60), cv2.LINE_AA)
+        cv2.circle(
+            canvas, unit_point(x, y, size), round(half * 0.6 * size), mark, max(2, size // 60), cv2.LINE_AA
+        )
 
 
 def _symbol_place(feature_kind: str, sides: tuple[int, ...]) -> tuple[float, float]:
     if feature_kind == PLANET:
         return (0.5, 0.5)
-    mx, my = _MID[sides[0]]
-    ix, iy = _IN[sides[0]]
-    ax, ay = _ALONG[sides[0]]
+    mx, my = SIDE_MID[sides[0]]
+    ix, iy = SIDE_IN[sides[0]]
+    ax, ay = SIDE_ALONG[sides[0]]
     if feature_kind == ASTEROID:
         return (mx + ix * 0.1 - ax * 0.28, my + iy * 0.1 - ay * 0.28)
     return (mx + ix * 0.2 + ax * 0.14, my + iy * 0.2 + ay * 0.14)
@@ -190,11 +206,11 @@ def draw_box_tile(tile: Tile, style: BoxStyle, size_px: int, variant: int = 0) -
     for feature in tile.features:
         if feature.kind == ROUTE:
             for side in feature.sides:
-                _lane(canvas, _MID[side], style)
+                _lane(canvas, SIDE_MID[side], style)
     planet = next((f for f in tile.features if f.kind == PLANET), None)
     if planet is not None:
         radius = round(style.planet_radius * size)
-        centre = _pt(0.5, 0.5, size)
+        centre = unit_point(0.5, 0.5, size)
         cv2.circle(canvas, centre, radius, style.planet_bands[0], -1, cv2.LINE_AA)
         disc = np.zeros((size, size), np.uint8)
         cv2.circle(disc, centre, radius, 255, -1, cv2.LINE_AA)

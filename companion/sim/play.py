@@ -82,9 +82,9 @@ def read_game(
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
     ``settled_only`` each settled scene is read directly from the mean of its still frames, as
-    the watcher reads it, skipping motion. With
-    ``answer_prompts`` a person answers every prompt by entering what really happened, as the
-    phone lets them, so that one unsure reading does not throw the rest of the game off."""
+    the watcher reads it, skipping motion. With ``answer_prompts`` a person answers every prompt
+    by entering what really happened, as the phone lets them, so that one unsure reading does
+    not throw the rest of the game off."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice)
@@ -126,8 +126,8 @@ def read_game(
 def enter_what_happened(result: GameRead, happened: int) -> int:
     """A person at the table enters, on the phone, what happened that the record lacks (up to
     the next dice roll, which the trays report, or the end, which is announced after the last
-    tile whatever was asked). Nothing when the record already went astray:
-    that is a reading error, and the suite counts it."""
+    tile whatever was asked). Nothing when the record already went astray: that is a reading
+    error, and the suite counts it."""
     truth = result.truth_events()[:happened]
     read = result.read_events()
     if read != truth[: len(read)]:

@@ -40,11 +40,15 @@ class SimDice:
 
 @dataclass
 class TableFrame:
-    frame: np.ndarray
+    # one camera frame; with ``settled_only``, the still frames the watcher would average
+    stills: tuple[np.ndarray, ...]
     dice: list[dict[str, Any]]  # rolls made right after this frame
     truth_events: int  # how many ground-truth events have happened by this frame
-    # with ``settled_only``: the frames the settle detector would have waited for, ``frame`` last
-    stills: tuple[np.ndarray, ...] = ()
+
+    @property
+    def frame(self) -> np.ndarray:
+        """The (last) camera frame."""
+        return self.stills[-1]
 
 
 class SimulatedTable:
@@ -86,7 +90,7 @@ class SimulatedTable:
         for _ in range(STILLS_PER_SCENE if self.settled_only else 1):
             self._frame_seed += 1
             frames.append(self.renderer.render(self.scene, self._frame_seed))
-        return TableFrame(frames[-1], dice or [], done, tuple(frames) if self.settled_only else ())
+        return TableFrame(tuple(frames), dice or [], done)
 
     def _hand_over(self, cell: tuple[int, int], holding: PlacedTile | None = None) -> Iterator[Hand]:
         if self.settled_only:
