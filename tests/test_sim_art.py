@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.sim.art import TileStyle, draw_tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
@@ -64,3 +65,15 @@ def test_the_renderer_draws_box_styles_with_the_box_art() -> None:
 
     trained, box = frame(SPLITS["held-out"].styles[0]), frame(BOX_STYLES[0])
     assert np.abs(trained - box).max() > 100
+
+
+def test_a_box_tile_turned_is_its_print_turned() -> None:
+    style = BoxStyle.from_seed(BOX_STYLES[2])
+    for entry in load_catalog().tiles:
+        upright = draw_box_tile(entry.tile, style, SIZE, variant=1)
+        for quarter_turns, lying in entry.tile.distinct_rotations():
+            if any(entry.tile.rotated(k) == entry.tile for k in (1, 2, 3)):
+                continue  # a symmetric tile may lie either way round: the print cannot say
+            assert np.array_equal(
+                draw_box_tile(lying, style, SIZE, variant=1), np.rot90(upright, k=-quarter_turns)
+            )

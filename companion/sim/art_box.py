@@ -196,7 +196,17 @@ def _symbol_place(feature_kind: str, sides: tuple[int, ...]) -> tuple[float, flo
 
 
 def draw_box_tile(tile: Tile, style: BoxStyle, size_px: int, variant: int = 0) -> np.ndarray:
-    """The tile as it lies, ``size_px`` square, BGR, in the second family of art."""
+    """The tile as it lies, ``size_px`` square, BGR, in the second family of art. A tile turned
+    is its print turned, as on a table: each copy is drawn once, upright, and turned to lie."""
+    turns = {tile_key(tile.rotated(-q)): q for q in range(4)}
+    upright = min(turns)
+    quarter_turns = turns[upright]
+    picture = _draw_upright(tile.rotated(-quarter_turns), style, size_px, variant)
+    # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) turns a tile
+    return np.ascontiguousarray(np.rot90(picture, k=-quarter_turns))
+
+
+def _draw_upright(tile: Tile, style: BoxStyle, size_px: int, variant: int) -> np.ndarray:
     size = size_px * SUPERSAMPLE
     rng = np.random.default_rng([style.seed, variant, tile_key(tile)])
     canvas = _nebula(style, rng, size)
