@@ -14,7 +14,8 @@ Two levels, both with onnxruntime only (no torch):
         --games 50 --workers 2
 
 ``--first-game`` reads other held-out games (the default is seed 9 000 on); ``--box-art`` draws
-their tiles in the second family of art, which no model was trained on (issue 5).
+their tiles in the second family of art, which no model was trained on (issue 5), and
+``--enrol`` gives the companion one picture of each tile type in that art first.
 """
 
 from __future__ import annotations
@@ -29,13 +30,17 @@ from typing import Any
 
 import numpy as np
 
+from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
-from companion.sim.art_box import BOX_STYLES
+from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, MARGIN
+
+ENROL_PX = 96  # an enrolled picture's side
 
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
 
@@ -106,7 +111,16 @@ def evaluate_meeples(path: str) -> dict[str, Any]:
     }
 
 
-def _game(seed: int, box_art: bool = False) -> dict[str, Any]:
+def enrolled_gallery(style: int) -> Gallery:
+    """What ``companion enroll`` makes of one picture per catalog tile type, in art ``style``:
+    each drawn upright, alone, as a scan of the user's own tile would show it."""
+    gallery = Gallery()
+    for entry in load_catalog().tiles:
+        gallery.add(draw_box_tile(entry.tile, BoxStyle.from_seed(style), ENROL_PX), entry.tile)
+    return gallery
+
+
+def _game(seed: int, box_art: bool = False, enrol: bool = False) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
     truth = simulated_game(seed, players=2 + seed % 4)
@@ -115,7 +129,15 @@ def _game(seed: int, box_art: bool = False) -> dict[str, Any]:
     style = styles[seed % len(styles)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
     result = read_game(
-        truth, model, style, camera, seed, settled_only=True, meeple_model=MeepleModel(), answer_prompts=True
+        truth,
+        model,
+        style,
+        camera,
+        seed,
+        settled_only=True,
+        meeple_model=MeepleModel(),
+        answer_prompts=True,
+        gallery=enrolled_gallery(style) if enrol else None,
     )
     truth_events = result.truth_events()
     camera = result.camera_events()  # what the camera recorded; a person entered the rest
@@ -129,6 +151,9 @@ def _game(seed: int, box_art: bool = False) -> dict[str, Any]:
         "tiles_right": sum(1 for e in read_tiles if truth_tiles.get(tuple(e["at"])) == e),
         # recorded as another tile, or where none was laid: the worst mistake, scored silently
         "tiles_wrong": sum(1 for e in read_tiles if truth_tiles.get(tuple(e["at"])) != e),
+        "tiles_by_gallery": sum(
+            1 for e in result.link.events if e.get("meta", {}).get("read_by") == "gallery"
+        ),
         "meeples": len(truth_meeples),
         "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
         "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
@@ -140,13 +165,13 @@ def _game(seed: int, box_art: bool = False) -> dict[str, Any]:
 
 
 def evaluate_games(
-    count: int, workers: int, first: int = FIRST_GAME, box_art: bool = False
+    count: int, workers: int, first: int = FIRST_GAME, box_art: bool = False, enrol: bool = False
 ) -> dict[str, Any]:
     seeds = list(range(first, first + count))
     games = []
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
-        for done, game in enumerate(pool.map(partial(_game, box_art=box_art), seeds), start=1):
+        for done, game in enumerate(pool.map(partial(_game, box_art=box_art, enrol=enrol), seeds), start=1):
             games.append(game)
             print(
                 f"  game {done}/{count}: {game['tiles_right']}/{game['tiles']} tiles, "
@@ -163,6 +188,7 @@ def evaluate_games(
         # a tile is in error unless the camera recorded it right by itself (asked counts too)
         "tile_error": 1 - sum(g["tiles_right"] for g in games) / tiles,
         "tiles_read_wrong": sum(g["tiles_wrong"] for g in games),
+        "tiles_by_gallery": sum(g["tiles_by_gallery"] for g in games),
         "meeples": meeples,
         "meeple_error": 1 - sum(g["meeples_right"] for g in games) / max(1, meeples),
         "meeples_read_wrong": sum(g["meeples_wrong"] for g in games),
@@ -190,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="draw the games' tiles in the second family of art, never trained on (companion/sim/art_box.py)",
     )
+    parser.add_argument(
+        "--enrol",
+        action="store_true",
+        help="enrol one picture per tile type of each game's art first (as companion enroll does)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write the figures as JSON here too")
     args = parser.parse_args(argv)
@@ -201,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
-        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art)
+        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art, args.enrol)
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as file:

@@ -18,6 +18,7 @@ from companion.sim.table import MAT_BOUNDS, SimulatedTable
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Prompt, Tracker
+from companion.vision.gallery import Gallery
 from companion.vision.meeples import MeepleModel
 from companion.vision.motion import mean_frame
 from companion.vision.reader import CellModel
@@ -79,15 +80,16 @@ def read_game(
     settled_only: bool = False,
     meeple_model: MeepleModel | None = None,
     answer_prompts: bool = False,
+    gallery: Gallery | None = None,
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
     ``settled_only`` each settled scene is read directly from the mean of its still frames, as
     the watcher reads it, skipping motion. With ``answer_prompts`` a person answers every prompt
     by entering what really happened, as the phone lets them, so that one unsure reading does
-    not throw the rest of the game off."""
+    not throw the rest of the game off. ``gallery``: the user's enrolled tiles, if any."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
-    tracker = Tracker(link, model.labels, table.dice)
+    tracker = Tracker(link, model.labels, table.dice, gallery=gallery)
     watcher = Watcher(model, meeple_model=meeple_model)
     loop = CameraLoop(watcher, tracker)
     started = time.perf_counter()

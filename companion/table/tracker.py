@@ -12,12 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from companion.games.base import Cell, IllegalEvent
 from companion.games.starwars.board import Meeple
+from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
+from companion.table.art import ArtTrust
 from companion.table.meeple_match import match_cell
+from companion.vision.gallery import Gallery, GalleryMatch
 from companion.vision.labels import EMPTY, FALLEN, NO_MEEPLE, UNKNOWN, TileLabels
 from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
@@ -29,7 +34,7 @@ ACCEPT = 0.9  # below this a reading goes to a person
 # either). Those pairs are single frames; games are read from the mean of 4, which is steadier.
 MEEPLE_ACCEPT = 0.85
 # prompts a phone entry answers: about a tile not yet recorded, or a meeple this turn
-TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile")
+TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile", "unfamiliar-tile")
 MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
 DOMINANT = 0.5  # a reading this likely is what the camera sees, allowed or not
 
@@ -85,9 +90,16 @@ class Tracker:
         labels: TileLabels,
         dice: DiceSource | None = None,
         on_change: Callable[[], None] | None = None,
+        gallery: Gallery | None = None,
     ) -> None:
         self.link = link
         self.labels = labels
+        # the user's own tiles, from enrolment and from every tile a person entered or fixed
+        self.gallery = gallery if gallery is not None else Gallery()
+        self.art = ArtTrust(load_catalog().start.tile)
+        # cells whose window the gallery may learn from once a person says what lies there:
+        # the window, the tile recorded there (None while asked about), the model's guess
+        self._learnable: dict[Cell, tuple[np.ndarray, Tile | None, Tile | None]] = {}
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
@@ -113,9 +125,22 @@ class Tracker:
     def _moment(engine: StarWarsGame) -> tuple[object, ...]:
         return (engine.turn, engine.phase, tuple(m.id for m in engine.meeples_on_board()))
 
+    def _learn(self, engine: StarWarsGame) -> None:
+        """Add to the gallery every tile a person entered after a prompt, or changed after the
+        camera recorded it: the same print is then read, not asked about or misread, again."""
+        for cell, (window, recorded, guessed) in list(self._learnable.items()):
+            tile = engine.board.tiles.get(cell)
+            if tile is None or tile == recorded:
+                continue
+            if recorded is None:
+                self.art.answered(guessed, tile)
+            self.gallery.add_window(window, tile)
+            self._learnable[cell] = (window, tile, guessed)
+
     def _drop_answered(self, engine: StarWarsGame) -> None:
         """Forget the prompts someone answered on the phone: the tile they asked about is now
         recorded, or the turn their meeple belonged to has moved on."""
+        self._learn(engine)
         for key, prompt in list(self.prompts.items()):
             if prompt.code in TILE_PROMPTS:
                 answered = all(c in engine.board.tiles for c in prompt.cells)
@@ -135,7 +160,7 @@ class Tracker:
             self.status = observation.message
             self._changed()
             return added
-        self.status = observation.message
+        self.status = self.art.message or observation.message
         engine = self.link.engine()
         if engine is None:
             self.status = "no game is under way: start one on the setup page"
@@ -223,7 +248,6 @@ class Tracker:
 
     def _new_tile(self, engine: StarWarsGame, reading: CellReading) -> list[dict[str, Any]]:
         cell = reading.cell
-        where = _at(cell)
         probs = reading.tile_probs
         unknown = float(probs[self.labels.index_of(UNKNOWN)])
         start = engine.phase is Phase.START
@@ -240,6 +264,30 @@ class Tracker:
             (legal if fits else illegal).append((float(p), lying))
         best_legal = max(legal, key=lambda x: x[0], default=(0.0, None))
         best_illegal = max(illegal, key=lambda x: x[0], default=(0.0, None))
+        best_index, best_chance = reading.best()
+        guessed = self._lyings[best_index] if best_chance >= DOMINANT else None
+        if start:
+            self.art.start_read(guessed, best_chance >= ACCEPT)
+        if not self.art.familiar:
+            return self._by_gallery(engine, reading, guessed)
+        events = self._by_model(engine, reading, unknown, best_legal, best_illegal)
+        if reading.window is not None:
+            recorded = best_legal[1] if events else None
+            self._learnable[cell] = (reading.window, recorded, guessed)
+        if not start:
+            self.art.new_tile(asked=not events)
+        return events
+
+    def _by_model(
+        self,
+        engine: StarWarsGame,
+        reading: CellReading,
+        unknown: float,
+        best_legal: tuple[float, Tile | None],
+        best_illegal: tuple[float, Tile | None],
+    ) -> list[dict[str, Any]]:
+        cell = reading.cell
+        where = _at(cell)
         if unknown >= DOMINANT:
             self._prompt(
                 "unknown-tile",
@@ -248,6 +296,15 @@ class Tracker:
             )
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
+            learnt = self._gallery_reading(engine, reading)
+            if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
+                self._prompt(
+                    "unsure-tile",
+                    f"the tile at {where} reads as {best_legal[1].describe()}, but looks like "
+                    f"{learnt.tile.describe()}, as a person entered before: check it on the phone",
+                    (cell,),
+                )
+                return []
             return self._emit_tile(engine, cell, best_legal[1], best_legal[0])
         if best_illegal[1] is not None and best_illegal[0] >= DOMINANT:
             self._prompt(
@@ -267,8 +324,37 @@ class Tracker:
         )
         return []
 
+    def _gallery_reading(self, engine: StarWarsGame, reading: CellReading) -> GalleryMatch | None:
+        """The gallery's reading of a new tile, among the ways it may lie there by the rules."""
+        if reading.window is None or not len(self.gallery):
+            return None
+        start = engine.phase is Phase.START
+        cell = reading.cell
+        return self.gallery.match(reading.window, lambda t: start or engine.board.fit_error(cell, t) is None)
+
+    def _by_gallery(
+        self, engine: StarWarsGame, reading: CellReading, guessed: Tile | None
+    ) -> list[dict[str, Any]]:
+        """A new tile of art the model does not know: read by the user's gallery, or asked."""
+        cell = reading.cell
+        learnt = self._gallery_reading(engine, reading)
+        if learnt is not None and learnt.sure:
+            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, read_by="gallery")
+            if events and reading.window is not None:
+                self._learnable[cell] = (reading.window, learnt.tile, guessed)
+            return events
+        if reading.window is not None:
+            self._learnable[cell] = (reading.window, None, guessed)
+        self._prompt(
+            "unfamiliar-tile",
+            f"the companion does not know this box's tiles well enough yet: enter the tile at "
+            f"{_at(cell)} on the phone, and it will learn it",
+            (cell,),
+        )
+        return []
+
     def _emit_tile(
-        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float
+        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, read_by: str = "model"
     ) -> list[dict[str, Any]]:
         player = None if engine.phase is Phase.START else engine.next_player
         event = {
@@ -276,7 +362,8 @@ class Tracker:
             "player": player,
             "at": _at(cell),
             "tile": tile.to_json(),
-            "meta": {"source": "camera", "confidence": round(confidence, 4)},
+            # from the gallery, the confidence is how well the edges matched (-1 to 1)
+            "meta": {"source": "camera", "confidence": round(confidence, 4), "read_by": read_by},
         }
         return [event] if self._add(event, (cell,)) else []
 

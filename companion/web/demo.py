@@ -20,6 +20,7 @@ from companion.live.table import Table
 from companion.record import Record, read_record, replay
 from companion.sim.starwars_games import SimulatedGame
 from companion.store import GameStore
+from companion.vision.gallery import gallery_folder
 from companion.vision.reader import CellModel, ModelMissing
 from companion.web.server import serve
 
@@ -90,20 +91,28 @@ def _serve_demo(
 
 
 def play_camera(
-    table: Table, model: CellModel, truth: SimulatedGame, fps: float, seed: int, stop: threading.Event
+    table: Table,
+    model: CellModel,
+    truth: SimulatedGame,
+    fps: float,
+    seed: int,
+    stop: threading.Event,
+    gallery_dir: Path | None = None,
 ) -> None:
     """The simulated table, read frame by frame by the real pipeline, into ``table``."""
     from companion.sim.table import SimulatedTable
     from companion.table.links import TableLink
     from companion.table.loop import CameraLoop
     from companion.table.tracker import Tracker
+    from companion.vision.gallery import Gallery
     from companion.vision.meeples import MeepleModel
     from companion.vision.overlay import annotate
     from companion.vision.watcher import Watcher
 
     simulated = SimulatedTable(truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed)
     link = TableLink(table)
-    tracker = Tracker(link, model.labels, simulated.dice)
+    # the user's tiles: enrolled (companion enroll --state-dir) and learnt from the phone
+    tracker = Tracker(link, model.labels, simulated.dice, gallery=Gallery(gallery_dir))
     loop = CameraLoop(Watcher(model, meeple_model=MeepleModel()), tracker)
     shown = None
     for shot in simulated.frames():
@@ -143,7 +152,10 @@ def run_camera_demo(
     table.start(truth.setup.to_json())
     stop = threading.Event()
     player = threading.Thread(
-        target=play_camera, args=(table, model, truth, fps, seed, stop), daemon=True, name="camera"
+        target=play_camera,
+        args=(table, model, truth, fps, seed, stop, gallery_folder(folder)),
+        daemon=True,
+        name="camera",
     )
     news = f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s"
     return _serve_demo(table, folder, state_dir, player, stop, news, host, port, pin, mdns)

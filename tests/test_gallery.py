@@ -1,0 +1,199 @@
+"""The gallery of the user's own tiles (companion/vision/gallery.py), and the tracker learning
+from it: a tile a person enters is read by the camera the next time it is laid."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.games.base import Player, Setup
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.tiles import Tile
+from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.table.art import ASKED_LIMIT, ArtTrust
+from companion.table.links import EngineLink
+from companion.table.tracker import Tracker
+from companion.vision.gallery import BadPicture, Gallery, read_folder
+from companion.vision.labels import MEEPLE_CLASSES, TileLabels
+from companion.vision.mat import CROP_PX, TILE_PX
+from companion.vision.reader import MODELS, CellReading, SpotReading
+from companion.vision.watcher import Observation
+
+LABELS = TileLabels.load(MODELS / "cells.labels.json")
+STYLE = BoxStyle.from_seed(BOX_STYLES[0])
+CATALOG = load_catalog()
+START = CATALOG.start.tile
+
+
+def box_picture(tile: Tile, variant: int = 0) -> np.ndarray:
+    return draw_box_tile(tile, STYLE, 96, variant)
+
+
+def window_of(
+    picture: np.ndarray, quarter_turns: int = 0, off: tuple[int, int] = (0, 0), seed: int = 0
+) -> np.ndarray:
+    """A camera window centred on a cell: the picture turned to lie, a little off its cell, on
+    felt, with sensor noise."""
+    turned = np.rot90(picture, k=-quarter_turns)
+    tile = cv2.resize(np.ascontiguousarray(turned), (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
+    window = np.full((CROP_PX, CROP_PX, 3), (70, 120, 80), np.float32)
+    rim = (CROP_PX - TILE_PX) // 2
+    window[rim + off[1] : rim + off[1] + TILE_PX, rim + off[0] : rim + off[0] + TILE_PX] = tile
+    window += np.random.default_rng(seed).normal(0, 3, window.shape)
+    return np.clip(window, 0, 255).astype(np.uint8)
+
+
+def distinct_tiles() -> list[Tile]:
+    return [entry.tile for entry in CATALOG.tiles]
+
+
+def test_an_empty_gallery_reads_nothing() -> None:
+    assert Gallery().match(window_of(box_picture(START))) is None
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_one_picture_per_type_reads_its_print_whichever_way_it_lies(quarter_turns: int) -> None:
+    gallery = Gallery()
+    for tile in distinct_tiles():
+        gallery.add(box_picture(tile), tile)
+    wrong = []
+    for number, tile in enumerate(distinct_tiles()):
+        seen = window_of(box_picture(tile), quarter_turns, off=(2, -1), seed=number)
+        match = gallery.match(seen)
+        assert match is not None
+        if match.tile != tile.rotated(quarter_turns):
+            wrong.append(tile.describe())
+    assert not wrong
+
+
+def test_the_rules_narrow_what_the_gallery_may_read() -> None:
+    gallery = Gallery()
+    for tile in distinct_tiles():
+        gallery.add(box_picture(tile), tile)
+    tile = distinct_tiles()[5]
+    seen = window_of(box_picture(tile))
+    match = gallery.match(seen, allowed=lambda t: t != tile)
+    assert match is not None and match.tile != tile
+    assert gallery.match(seen, allowed=lambda t: False) is None
+
+
+def test_a_gallery_keeps_its_pictures_in_its_folder(tmp_path: Path) -> None:
+    tile = distinct_tiles()[3]
+    Gallery(tmp_path).add(box_picture(tile), tile.rotated(1), name="my tile")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-tile.json", "my-tile.png"]
+    again = Gallery(tmp_path)
+    assert len(again) == 1
+    match = again.match(window_of(box_picture(tile), 1))
+    assert match is not None and match.tile == tile.rotated(2)
+
+
+def write_pair(folder: Path, name: str, tile: object, picture: bool = True) -> None:
+    if picture:
+        cv2.imwrite(str(folder / f"{name}.png"), box_picture(START))
+    (folder / f"{name}.json").write_text(json.dumps({"tile": tile}), encoding="utf-8")
+
+
+def test_a_folder_of_labelled_pictures_is_read_in_name_order(tmp_path: Path) -> None:
+    write_pair(tmp_path, "b", START.to_json())
+    write_pair(tmp_path, "a", START.rotated(1).to_json())
+    (tmp_path / "notes.txt").write_text("not a picture", encoding="utf-8")
+    found = read_folder(tmp_path)
+    assert [(name, tile) for _, tile, name in found] == [("a", START.rotated(1)), ("b", START)]
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda d: cv2.imwrite(str(d / "x.png"), box_picture(START)), "no x.json beside it"),
+        (lambda d: write_pair(d, "x", {"features": [{"kind": "moon"}]}), "x.json"),
+        (lambda d: write_pair(d, "x", None), "x.json"),
+        (
+            lambda d: ((d / "x.png").write_bytes(b"not a png"), write_pair(d, "x", START.to_json(), False)),
+            "x.png",
+        ),
+    ],
+)
+def test_a_bad_picture_or_label_is_named(tmp_path: Path, make: object, said: str) -> None:
+    make(tmp_path)  # type: ignore[operator]
+    with pytest.raises(BadPicture, match=said):
+        read_folder(tmp_path)
+
+
+def test_the_art_is_trusted_only_once_it_shows_itself_familiar() -> None:
+    trust = ArtTrust(START)
+    trust.start_read(START.rotated(1), sure=True)
+    assert trust.familiar is True
+    for _ in range(ASKED_LIMIT - 1):
+        trust.new_tile(asked=True)
+    assert trust.familiar is True
+    trust.new_tile(asked=True)
+    assert trust.familiar is False and trust.message is not None
+    other = ArtTrust(START)
+    other.start_read(distinct_tiles()[4], sure=True)  # a sure reading, but not the start tile
+    assert other.familiar is False
+    unsure = ArtTrust(START)
+    unsure.start_read(START, sure=False)
+    assert unsure.familiar is False
+    entered = ArtTrust(START)  # the start tile entered on the phone: the first answer decides
+    entered.answered(START, START)
+    assert entered.familiar is True
+
+
+def reading_of(cell: tuple[int, int], window: np.ndarray, believed: Tile) -> CellReading:
+    """A reading by a model sure of the wrong tile, as on art it never saw."""
+    probs = np.zeros(len(LABELS.classes), np.float32)
+    probs[LABELS.classes.index(believed.to_json())] = 0.97
+    probs[LABELS.classes.index("empty")] = 0.03
+    none = tuple(1.0 if name == "none" else 0.0 for name in MEEPLE_CLASSES)
+    spots = tuple(SpotReading(spot, "none", 1.0, none) for spot in LABELS.spots)
+    return CellReading(cell, probs, spots, np.zeros(1, np.float32), window)
+
+
+def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS)
+    start_window = window_of(box_picture(START), seed=1)
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    tracker.observe(Observation([reading_of((0, 0), start_window, misread)]))
+    assert tracker.art.familiar is False and [e["event"] for e in link.events] == []
+    link.add(
+        {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
+    )
+    # Ana lays a tile of a type the companion has not seen in this box: it asks
+    kind = next(t for t in distinct_tiles()[1:] if any(t.rotated(q) != t for q in (1, 2, 3)))
+    cell, turns, lying = link.game.legal_placements(kind)[0]
+    seen = reading_of(cell, window_of(box_picture(kind), turns, off=(1, 2), seed=2), misread)
+    assert tracker.observe(Observation([seen])) == []
+    assert {p.code for p in tracker.open_prompts()} == {"unfamiliar-tile"}
+    # Ana enters it on the phone; the companion keeps its picture
+    link.add(
+        {
+            "event": "tile",
+            "player": "Ana",
+            "at": list(cell),
+            "tile": lying.to_json(),
+            "meta": {"source": "phone"},
+        }
+    )
+    assert tracker.open_prompts() == []
+    assert len(tracker.gallery) == 2  # the start tile, entered before, and this one
+    # Ben lays another copy of the same type elsewhere, turned if it fits so: read, not asked
+    link.game.close_turn()
+    later = sorted(link.game.legal_placements(kind), key=lambda p: p[1] == turns)  # turned, if it may be
+    cell2, turns2, lying2 = later[0]
+    window2 = window_of(box_picture(kind), turns2, off=(-2, 1), seed=3)
+    added = tracker.observe(Observation([reading_of(cell2, window2, misread)]))
+    assert [(e["player"], e["at"], e["tile"]) for e in added] == [("Ben", list(cell2), lying2.to_json())]
+    assert added[0]["meta"]["read_by"] == "gallery"
+    # without that answer, the same sight is asked about (it was the correction that taught it)
+    fresh = Tracker(EngineLink(setup), LABELS)
+    fresh.art.familiar = False
+    for event in link.events[:-1]:
+        fresh.link.add(event)
+    fresh.link.engine().close_turn()  # type: ignore[union-attr]
+    assert fresh.observe(Observation([reading_of(cell2, window2, misread)])) == []
