@@ -146,6 +146,40 @@ def _board_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _enroll(args: argparse.Namespace) -> int:
+    from companion.games.starwars.catalog import load_catalog
+    from companion.vision.gallery import PICTURE_SUFFIXES, BadPicture, Gallery, gallery_folder, read_picture
+    from companion.web.server import default_state_dir
+
+    source = Path(args.folder)
+    if not source.is_dir():
+        raise UserError(f"{source} is not a folder (expected NAME.png or NAME.jpg beside NAME.json)")
+    pictures = sorted(p for p in source.iterdir() if p.suffix.lower() in PICTURE_SUFFIXES)
+    if not pictures:
+        raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
+    target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
+    gallery = Gallery(None if args.check else target)
+    known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
+    bad: list[str] = []
+    new: list[str] = []
+    for path in pictures:
+        try:
+            picture, tile, name = read_picture(path)
+        except BadPicture as error:
+            bad.append(str(error))
+            continue
+        gallery.add(picture, tile, name=f"enrolled-{name}")
+        if tile not in known:
+            new.append(f"{path.name} ({tile.describe()})")
+    where = "checked, nothing kept (--check)" if args.check else f"kept in {target}"
+    print(f"enrolled {len(gallery)} of {len(pictures)} pictures: {where}", file=sys.stderr)
+    for name in new:
+        print(f"  not in the catalog, read as a new tile type: {name}", file=sys.stderr)
+    for reason in bad:
+        print(f"  skipped {reason}", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
     command.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for phones")
     command.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
@@ -225,6 +259,19 @@ def build_parser() -> argparse.ArgumentParser:
     board_read.add_argument("--json", action="store_true", help="print the result as JSON")
     board_read.add_argument("--model", help="the cell model (default: models/cells.onnx)")
     board_read.set_defaults(run=_board_read)
+
+    enroll = commands.add_parser(
+        "enroll", help="teach the companion your box's tiles from a folder of labelled pictures"
+    )
+    enroll.add_argument(
+        "folder", metavar="FOLDER", help="NAME.png or NAME.jpg (one tile, filling it) beside NAME.json"
+    )
+    enroll.add_argument(
+        "--state-dir",
+        help="where the gallery is kept (default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+    )
+    enroll.add_argument("--check", action="store_true", help="only check the pictures; keep nothing")
+    enroll.set_defaults(run=_enroll)
     return parser
 
 

@@ -1,0 +1,78 @@
+"""``companion enroll FOLDER``: a folder of labelled pictures becomes the user's gallery."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.cli import main
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.tiles import Tile
+from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.vision.gallery import Gallery, gallery_folder
+from models.cell_data import random_unknown_tile
+
+STYLE = BoxStyle.from_seed(BOX_STYLES[1])
+TILES = [entry.tile for entry in load_catalog().tiles]
+
+
+def picture(folder: Path, name: str, tile: Tile, label: object = None) -> None:
+    cv2.imwrite(str(folder / f"{name}.png"), draw_box_tile(tile, STYLE, 120))
+    data = {"tile": tile.to_json()} if label is None else label
+    (folder / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_enrolling_a_folder_keeps_every_good_picture_and_names_the_bad(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures, state = tmp_path / "pictures", tmp_path / "state"
+    pictures.mkdir()
+    picture(pictures, "start", TILES[0])
+    picture(pictures, "planet", TILES[7].rotated(1))
+    picture(pictures, "broken", TILES[2], label={"tile": {"features": [{"kind": "moon"}]}})
+    code = main(["enroll", str(pictures), "--state-dir", str(state)])
+    said = capsys.readouterr().err
+    assert code == 1
+    assert "enrolled 2 of 3 pictures" in said and "broken.json" in said
+    kept = Gallery(gallery_folder(state))
+    assert len(kept) == 2
+    names = sorted(p.name for p in gallery_folder(state).iterdir())
+    assert names == [
+        "enrolled-planet.json",
+        "enrolled-planet.png",
+        "enrolled-start.json",
+        "enrolled-start.png",
+    ]
+
+
+def test_a_tile_not_in_the_catalog_is_enrolled_as_a_new_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    known = {lying for t in TILES for _, lying in t.distinct_rotations()}
+    odd = random_unknown_tile(random.Random(3), known)
+    picture(tmp_path, "crossing", odd)
+    assert main(["enroll", str(tmp_path), "--state-dir", str(tmp_path / "state")]) == 0
+    assert "not in the catalog" in capsys.readouterr().err
+
+
+def test_check_keeps_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    picture(tmp_path, "start", TILES[0])
+    assert main(["enroll", str(tmp_path), "--check", "--state-dir", str(tmp_path / "state")]) == 0
+    assert "nothing kept" in capsys.readouterr().err
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("what", ["missing", "empty"])
+def test_a_folder_without_pictures_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    folder = tmp_path / "nothing"
+    if what == "empty":
+        folder.mkdir()
+    assert main(["enroll", str(folder), "--state-dir", str(tmp_path / "state")]) == 1
+    said = capsys.readouterr().err
+    assert "companion enroll:" in said and str(folder) in said
