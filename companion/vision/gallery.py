@@ -119,11 +119,21 @@ def _interior(picture: np.ndarray) -> np.ndarray:
     return features(tile)[rim : rim + INTERIOR_PX, rim : rim + INTERIOR_PX].copy()
 
 
+def _unit_channels(patch: np.ndarray) -> np.ndarray:
+    """The patch flattened channel by channel, each less its mean and scaled to unit length,
+    so that a dot product of two is the sum of their channels' normalised correlations."""
+    flat = patch.reshape(-1, patch.shape[2]).astype(np.float64)
+    flat = flat - flat.mean(axis=0)
+    norms = np.linalg.norm(flat, axis=0)
+    unit: np.ndarray = (flat / np.where(norms > 1e-9, norms, 1.0)).T.ravel().astype(np.float32)
+    return unit
+
+
 class Gallery:
     def __init__(self, folder: Path | None = None) -> None:
         """An empty gallery, or the one kept in ``folder`` (new pictures are saved there)."""
         self.folder = folder
-        self._templates: list[np.ndarray] = []
+        self._templates: list[np.ndarray] = []  # flattened, each channel of unit length
         self._tiles: list[Tile] = []  # as each template lies
         self.pictures = 0
         if folder is not None and folder.is_dir():
@@ -153,7 +163,7 @@ class Gallery:
         for quarter_turns in range(4):
             # np.rot90 with k=-1 turns the picture a quarter clockwise, as Tile.rotated(1) does
             turned = np.ascontiguousarray(np.rot90(picture, k=-quarter_turns))
-            self._templates.append(_interior(turned))
+            self._templates.append(_unit_channels(_interior(turned)))
             self._tiles.append(tile.rotated(quarter_turns))
         self.pictures += 1
 
@@ -173,15 +183,21 @@ class Gallery:
         # nothing of the felt or the neighbours round it
         inset = (TILE_PX - INTERIOR_PX) // 2 - SEARCH_PX
         seen = features(tile_of_window(window))[inset : TILE_PX - inset, inset : TILE_PX - inset]
-        channels = [np.ascontiguousarray(seen[:, :, c]) for c in range(seen.shape[2])]
+        # every shift of the inside at once; one product gives, per shift and template, the
+        # sum of the channels' normalised correlations (what TM_CCOEFF_NORMED gives each alone)
+        side = 2 * SEARCH_PX + 1
+        shifted = np.stack(
+            [
+                _unit_channels(seen[y : y + INTERIOR_PX, x : x + INTERIOR_PX])
+                for y in range(side)
+                for x in range(side)
+            ]
+        )
+        templates = np.stack([self._templates[k] for k in candidates])
+        fits = (shifted @ templates.T).max(axis=0) / seen.shape[2]
         best: dict[Tile, float] = {}
-        for k in candidates:
-            template, tile = self._templates[k], self._tiles[k]
-            fit = sum(
-                cv2.matchTemplate(channel, np.ascontiguousarray(template[:, :, c]), cv2.TM_CCOEFF_NORMED)
-                for c, channel in enumerate(channels)
-            )
-            score = float(np.max(fit)) / len(channels)
+        for k, score in zip(candidates, fits.tolist(), strict=True):
+            tile = self._tiles[k]
             if score > best.get(tile, -1.0):
                 best[tile] = score
         ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
