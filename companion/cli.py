@@ -148,7 +148,14 @@ def _board_read(args: argparse.Namespace) -> int:
 
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import PICTURE_SUFFIXES, BadPicture, Gallery, gallery_folder, read_picture
+    from companion.vision.gallery import (
+        PICTURE_SUFFIXES,
+        BadPicture,
+        Gallery,
+        cleaned_name,
+        gallery_folder,
+        read_picture,
+    )
     from companion.web.server import default_state_dir
 
     source = Path(args.folder)
@@ -162,17 +169,28 @@ def _enroll(args: argparse.Namespace) -> int:
     known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
     bad: list[str] = []
     new: list[str] = []
+    added: dict[str, Path] = {}  # the name in the gallery, and the picture it came from
     for path in pictures:
         try:
             picture, tile, name = read_picture(path)
-        except BadPicture as error:
+            stem = cleaned_name(f"enrolled-{name}")
+            if stem in added:
+                raise BadPicture(
+                    f"{path}: {added[stem].name} has the same name; keep one picture per tile name"
+                )
+            gallery.add(picture, tile, name=stem)
+        except (BadPicture, ValueError) as error:
             bad.append(str(error))
             continue
-        gallery.add(picture, tile, name=f"enrolled-{name}")
+        except OSError as error:
+            raise UserError(f"cannot keep the pictures in {target}: {error.strerror or error}") from None
+        added[stem] = path
         if tile not in known:
             new.append(f"{path.name} ({tile.describe()})")
     where = "checked, nothing kept (--check)" if args.check else f"kept in {target}"
-    print(f"enrolled {len(gallery)} of {len(pictures)} pictures: {where}", file=sys.stderr)
+    print(f"enrolled {len(added)} of {len(pictures)} pictures: {where}", file=sys.stderr)
+    for reason in gallery.skipped:
+        print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
     for name in new:
         print(f"  not in the catalog, read as a new tile type: {name}", file=sys.stderr)
     for reason in bad:

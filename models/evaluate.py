@@ -15,7 +15,7 @@ Two levels, both with onnxruntime only (no torch):
 
 ``--first-game`` reads other held-out games (the default is seed 9 000 on); ``--box-art`` draws
 their tiles in the second family of art, which no model was trained on (issue 5), and
-``--enrol`` gives the companion one picture of each tile type in that art first.
+``--enroll`` gives the companion one picture of each tile type in that art first.
 """
 
 from __future__ import annotations
@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         help="draw the games' tiles in the second family of art, never trained on (companion/sim/art_box.py)",
     )
     parser.add_argument(
+        "--enroll",
         "--enrol",
         action="store_true",
         help="enrol one picture per tile type of each game's art first (as companion enroll does)",
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
-        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art, args.enrol)
+        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art, args.enroll)
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as file:

@@ -76,3 +76,20 @@ def test_a_folder_without_pictures_says_so(
     assert main(["enroll", str(folder), "--state-dir", str(tmp_path / "state")]) == 1
     said = capsys.readouterr().err
     assert "companion enroll:" in said and str(folder) in said
+
+
+def test_two_pictures_of_one_name_keep_the_first_and_name_the_second(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures, state = tmp_path / "pictures", tmp_path / "state"
+    pictures.mkdir()
+    picture(pictures, "a", TILES[0])
+    cv2.imwrite(str(pictures / "a.jpg"), draw_box_tile(TILES[0], STYLE, 120))
+    assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 1
+    said = capsys.readouterr().err
+    assert "enrolled 1 of 2 pictures" in said and "a.jpg" in said
+    # enrolling again replaces, and counts only what this run kept
+    (pictures / "a.jpg").unlink()
+    assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 0
+    assert "enrolled 1 of 1 pictures" in capsys.readouterr().err
+    assert len(Gallery(gallery_folder(state))) == 1

@@ -81,6 +81,28 @@ def test_the_rules_narrow_what_the_gallery_may_read() -> None:
     assert gallery.match(seen, allowed=lambda t: False) is None
 
 
+def test_new_pictures_never_take_the_name_of_one_kept(tmp_path: Path) -> None:
+    gallery = Gallery(tmp_path)
+    first, second = (gallery.add(box_picture(t), t) for t in distinct_tiles()[:2])
+    gallery.remove(first)
+    third = Gallery(tmp_path).add(box_picture(distinct_tiles()[2]), distinct_tiles()[2])
+    assert third not in (first, second)
+    assert len(Gallery(tmp_path)) == 2
+
+
+def test_a_bad_file_in_a_gallery_folder_is_left_out_and_named(tmp_path: Path) -> None:
+    Gallery(tmp_path).add(box_picture(START), START, name="start")
+    cv2.imwrite(str(tmp_path / "orphan.png"), box_picture(START))  # a picture without its label
+    gallery = Gallery(tmp_path)
+    assert len(gallery) == 1 and len(gallery.skipped) == 1 and "orphan.png" in gallery.skipped[0]
+
+
+@pytest.mark.parametrize("side", [40, 56, 72])
+def test_a_window_of_the_wrong_size_is_refused(side: int) -> None:
+    with pytest.raises(ValueError, match=f"{CROP_PX} px square"):
+        Gallery().add_window(np.zeros((side, side, 3), np.uint8), START)
+
+
 def test_a_gallery_keeps_its_pictures_in_its_folder(tmp_path: Path) -> None:
     tile = distinct_tiles()[3]
     Gallery(tmp_path).add(box_picture(tile), tile.rotated(1), name="my tile")
@@ -109,11 +131,22 @@ def test_a_folder_of_labelled_pictures_is_read_in_name_order(tmp_path: Path) -> 
     ("make", "said"),
     [
         (lambda d: cv2.imwrite(str(d / "x.png"), box_picture(START)), "no x.json beside it"),
-        (lambda d: write_pair(d, "x", {"features": [{"kind": "moon"}]}), "x.json"),
-        (lambda d: write_pair(d, "x", None), "x.json"),
+        (lambda d: write_pair(d, "x", {"features": [{"kind": "moon"}]}), r"x\.json: .*moon"),
+        (lambda d: write_pair(d, "x", None), r"x\.json: .*not null"),
+        (
+            lambda d: (write_pair(d, "x", None), (d / "x.json").write_text('{"features": []}')),
+            r"x\.json: expected \{\"tile\"",
+        ),
         (
             lambda d: ((d / "x.png").write_bytes(b"not a png"), write_pair(d, "x", START.to_json(), False)),
-            "x.png",
+            r"x\.png: not a picture",
+        ),
+        (
+            lambda d: (
+                write_pair(d, "x", START.to_json()),
+                cv2.imwrite(str(d / "x.jpg"), box_picture(START)),
+            ),
+            "one per name",
         ),
     ],
 )
@@ -190,10 +223,36 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
     added = tracker.observe(Observation([reading_of(cell2, window2, misread)]))
     assert [(e["player"], e["at"], e["tile"]) for e in added] == [("Ben", list(cell2), lying2.to_json())]
     assert added[0]["meta"]["read_by"] == "gallery"
-    # without that answer, the same sight is asked about (it was the correction that taught it)
+    assert added[0]["meta"]["match_score"] >= 0.96
+    # without that answer, the same sight is asked about (it was the correction that taught it):
+    # a tracker whose gallery holds every picture but that one
     fresh = Tracker(EngineLink(setup), LABELS)
     fresh.art.familiar = False
+    fresh.gallery.add_window(start_window, START)
     for event in link.events[:-1]:
         fresh.link.add(event)
     fresh.link.engine().close_turn()  # type: ignore[union-attr]
     assert fresh.observe(Observation([reading_of(cell2, window2, misread)])) == []
+    assert {p.code for p in fresh.open_prompts()} == {"unfamiliar-tile"}
+
+
+def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp_path: Path) -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS, gallery=Gallery(tmp_path))
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    tracker.observe(Observation([reading_of((0, 0), window_of(box_picture(START), seed=1), misread)]))
+    link.add({"event": "tile", "player": None, "at": [0, 0], "tile": misread.to_json()})  # a slip
+    tracker.open_prompts()
+    assert len(tracker.gallery) == 1
+    # the slip is fixed: the game is replayed with the right start tile, and the picture replaced
+    link.game = type(link.game)(setup)
+    link.add({"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json()})
+    tracker.open_prompts()
+    assert len(tracker.gallery) == 1 and len(list(tmp_path.glob("*.png"))) == 1
+    kept = Gallery(tmp_path).match(window_of(box_picture(START), seed=4))
+    assert kept is not None and kept.tile == START
+    # a new game: what the tracker knew of the last one is forgotten
+    link.game = type(link.game)(setup)
+    tracker.open_prompts()
+    assert tracker.art.familiar is None and tracker._learnable == {}

@@ -39,6 +39,16 @@ MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
 DOMINANT = 0.5  # a reading this likely is what the camera sees, allowed or not
 
 
+@dataclass
+class Learnable:
+    """A new tile's window, kept until a person says what lies there, or changes it."""
+
+    window: np.ndarray
+    recorded: Tile | None  # the tile recorded at the cell; None while asked about
+    guessed: Tile | None  # the cell model's likeliest reading, if it was likely
+    name: str | None = None  # its picture in the gallery, once learnt
+
+
 @dataclass(frozen=True)
 class Prompt:
     code: str  # e.g. "unsure-tile", "illegal-tile", "two-tiles", "fallen-meeple"
@@ -97,9 +107,9 @@ class Tracker:
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
         self.gallery = gallery if gallery is not None else Gallery()
         self.art = ArtTrust(load_catalog().start.tile)
-        # cells whose window the gallery may learn from once a person says what lies there:
-        # the window, the tile recorded there (None while asked about), the model's guess
-        self._learnable: dict[Cell, tuple[np.ndarray, Tile | None, Tile | None]] = {}
+        # cells whose window the gallery may learn from once a person says what lies there
+        self._learnable: dict[Cell, Learnable] = {}
+        self._gallery_problem: str | None = None
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
@@ -126,16 +136,23 @@ class Tracker:
         return (engine.turn, engine.phase, tuple(m.id for m in engine.meeples_on_board()))
 
     def _learn(self, engine: StarWarsGame) -> None:
-        """Add to the gallery every tile a person entered after a prompt, or changed after the
-        camera recorded it: the same print is then read, not asked about or misread, again."""
-        for cell, (window, recorded, guessed) in list(self._learnable.items()):
+        """Add to the gallery every tile a person entered after the camera asked about it, or
+        changed after the camera recorded it: the same print is then read, not asked about or
+        misread, again. A tile changed twice replaces its picture."""
+        if not engine.board.tiles and (self._learnable or self.art.familiar is not None):
+            self._learnable.clear()  # a new game, perhaps of another box
+            self.art = ArtTrust(load_catalog().start.tile)
+        for cell, seen in self._learnable.items():
             tile = engine.board.tiles.get(cell)
-            if tile is None or tile == recorded:
+            if tile is None or tile == seen.recorded:
                 continue
-            if recorded is None:
-                self.art.answered(guessed, tile)
-            self.gallery.add_window(window, tile)
-            self._learnable[cell] = (window, tile, guessed)
+            if seen.recorded is None:
+                self.art.answered(seen.guessed, tile)
+            seen.recorded = tile
+            try:
+                seen.name = self.gallery.add_window(seen.window, tile, seen.name)
+            except (OSError, ValueError) as error:  # the game goes on; the picture is not kept
+                self._gallery_problem = f"the gallery could not keep a picture: {error}"
 
     def _drop_answered(self, engine: StarWarsGame) -> None:
         """Forget the prompts someone answered on the phone: the tile they asked about is now
@@ -160,7 +177,6 @@ class Tracker:
             self.status = observation.message
             self._changed()
             return added
-        self.status = self.art.message or observation.message
         engine = self.link.engine()
         if engine is None:
             self.status = "no game is under way: start one on the setup page"
@@ -173,8 +189,13 @@ class Tracker:
         new_tiles = [
             r for r in readings.values() if r.cell not in engine.board.tiles and not self._is_empty(r)
         ]
+        for reading in readings.values():
+            if self._is_empty(reading):  # a window kept for a tile taken away no longer shows it
+                self._learnable.pop(reading.cell, None)
         if len(new_tiles) > 1:
             cells = tuple(sorted(r.cell for r in new_tiles))
+            for cell in cells:
+                self._learnable.pop(cell, None)
             self._prompt(
                 "two-tiles",
                 f"{len(cells)} new tiles at once ({', '.join(str(list(c)) for c in cells)}): "
@@ -197,6 +218,8 @@ class Tracker:
         if not any(p.code == "two-tiles" for p in self.prompts.values()):
             added += self._meeples(readings)
         added += self.poll_dice()
+        notes = (self.art.message, self._gallery_problem, observation.message)
+        self.status = "; ".join(note for note in notes if note) or None
         self._changed()
         return added
 
@@ -273,7 +296,7 @@ class Tracker:
         events = self._by_model(engine, reading, unknown, best_legal, best_illegal)
         if reading.window is not None:
             recorded = best_legal[1] if events else None
-            self._learnable[cell] = (reading.window, recorded, guessed)
+            self._learnable[cell] = Learnable(reading.window, recorded, guessed)
         if not start:
             self.art.new_tile(asked=not events)
         return events
@@ -339,12 +362,12 @@ class Tracker:
         cell = reading.cell
         learnt = self._gallery_reading(engine, reading)
         if learnt is not None and learnt.sure:
-            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, read_by="gallery")
+            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, by_gallery=True)
             if events and reading.window is not None:
-                self._learnable[cell] = (reading.window, learnt.tile, guessed)
+                self._learnable[cell] = Learnable(reading.window, learnt.tile, guessed)
             return events
         if reading.window is not None:
-            self._learnable[cell] = (reading.window, None, guessed)
+            self._learnable[cell] = Learnable(reading.window, None, guessed)
         self._prompt(
             "unfamiliar-tile",
             f"the companion does not know this box's tiles well enough yet: enter the tile at "
@@ -354,16 +377,21 @@ class Tracker:
         return []
 
     def _emit_tile(
-        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, read_by: str = "model"
+        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, by_gallery: bool = False
     ) -> list[dict[str, Any]]:
         player = None if engine.phase is Phase.START else engine.next_player
+        # the model gives a probability; the gallery how well the tile matched a picture (-1 to 1)
+        how_sure = (
+            {"read_by": "gallery", "match_score": round(confidence, 4)}
+            if by_gallery
+            else {"confidence": round(confidence, 4)}
+        )
         event = {
             "event": "tile",
             "player": player,
             "at": _at(cell),
             "tile": tile.to_json(),
-            # from the gallery, the confidence is how well the edges matched (-1 to 1)
-            "meta": {"source": "camera", "confidence": round(confidence, 4), "read_by": read_by},
+            "meta": {"source": "camera", **how_sure},
         }
         return [event] if self._add(event, (cell,)) else []
 

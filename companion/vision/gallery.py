@@ -39,6 +39,11 @@ PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
+def cleaned_name(name: str) -> str:
+    """A picture's name as the gallery keeps it: letters, digits, - and _ only."""
+    return _NAME.sub("-", name)
+
+
 def gallery_folder(state_dir: Path) -> Path:
     """Where the companion keeps the user's gallery."""
     return state_dir / "gallery"
@@ -109,6 +114,8 @@ def tile_corner(window_edges: np.ndarray) -> tuple[int, int]:
 
 def tile_of_window(window: np.ndarray) -> np.ndarray:
     """The tile's own square from a camera window centred on its cell."""
+    if window.shape[:2] != (CROP_PX, CROP_PX):
+        raise ValueError(f"a window is {CROP_PX} px square, not {window.shape[:2]}")
     x, y = tile_corner(edges(window))
     return window[y : y + TILE_PX, x : x + TILE_PX]
 
@@ -131,41 +138,79 @@ def _unit_channels(patch: np.ndarray) -> np.ndarray:
 
 class Gallery:
     def __init__(self, folder: Path | None = None) -> None:
-        """An empty gallery, or the one kept in ``folder`` (new pictures are saved there)."""
+        """An empty gallery, or the one kept in ``folder`` (new pictures are saved there). A
+        picture there that cannot be used is left out and listed in ``skipped``."""
         self.folder = folder
         self._templates: list[np.ndarray] = []  # flattened, each channel of unit length
         self._tiles: list[Tile] = []  # as each template lies
-        self.pictures = 0
+        self._names: list[str] = []  # each template's picture
+        self.skipped: list[str] = []
         if folder is not None and folder.is_dir():
-            for picture, tile, _ in read_folder(folder):
-                self._remember(picture, tile)
+            for path in sorted(folder.iterdir()):
+                if path.suffix.lower() not in PICTURE_SUFFIXES:
+                    continue
+                try:
+                    picture, tile, name = read_picture(path)
+                except BadPicture as error:
+                    self.skipped.append(str(error))
+                    continue
+                self._remember(picture, tile, name)
 
     def __len__(self) -> int:
-        return self.pictures
+        return len(set(self._names))
 
-    def add(self, picture: np.ndarray, tile: Tile, name: str | None = None) -> None:
-        """Learn ``picture`` (BGR, the tile alone, any size) of ``tile`` as it lies there; kept
-        in the gallery's folder, if it has one, as ``name``."""
-        self._remember(picture, tile)
+    def add(self, picture: np.ndarray, tile: Tile, name: str | None = None) -> str:
+        """Learn ``picture`` (BGR, the tile alone, any size) of ``tile`` as it lies there, as
+        ``name`` (a picture of that name is replaced); kept in the gallery's folder, if it has
+        one. Returns the name, cleaned for a file name."""
+        if min(picture.shape[:2]) < TILE_PX // 2:
+            raise ValueError(
+                f"a picture of a tile is at least {TILE_PX // 2} px square, not {picture.shape[:2]}"
+            )
+        stem = cleaned_name(name) if name else self._free_name()
+        self.remove(stem)
+        self._remember(picture, tile, stem)
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
-            stem = _NAME.sub("-", name or f"seen-{self.pictures:04d}")
-            cv2.imwrite(str(self.folder / f"{stem}.png"), picture)
+            # the label first: a picture without one is skipped on loading, a label alone unseen
             (self.folder / f"{stem}.json").write_text(
                 json.dumps({"tile": tile.to_json()}) + "\n", encoding="utf-8"
             )
+            if not cv2.imwrite(str(self.folder / f"{stem}.png"), picture):
+                raise OSError(f"cannot write {self.folder / stem}.png")
+        return stem
 
-    def add_window(self, window: np.ndarray, tile: Tile, name: str | None = None) -> None:
+    def add_window(self, window: np.ndarray, tile: Tile, name: str | None = None) -> str:
         """Learn a camera window centred on a cell that holds ``tile``."""
-        self.add(tile_of_window(window).copy(), tile, name)
+        return self.add(tile_of_window(window).copy(), tile, name)
 
-    def _remember(self, picture: np.ndarray, tile: Tile) -> None:
+    def remove(self, name: str) -> None:
+        """Forget the picture ``name`` (and its files), if the gallery has it."""
+        keep = [k for k, kept in enumerate(self._names) if kept != name]
+        if len(keep) != len(self._names):
+            self._templates = [self._templates[k] for k in keep]
+            self._tiles = [self._tiles[k] for k in keep]
+            self._names = [self._names[k] for k in keep]
+        if self.folder is not None:
+            for suffix in (*PICTURE_SUFFIXES, ".json"):
+                (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
+
+    def _free_name(self) -> str:
+        taken = set(self._names)
+        if self.folder is not None and self.folder.is_dir():
+            taken |= {path.stem for path in self.folder.iterdir()}
+        number = len(taken) + 1
+        while f"seen-{number:04d}" in taken:
+            number += 1
+        return f"seen-{number:04d}"
+
+    def _remember(self, picture: np.ndarray, tile: Tile, name: str) -> None:
         for quarter_turns in range(4):
             # np.rot90 with k=-1 turns the picture a quarter clockwise, as Tile.rotated(1) does
             turned = np.ascontiguousarray(np.rot90(picture, k=-quarter_turns))
             self._templates.append(_unit_channels(_interior(turned)))
             self._tiles.append(tile.rotated(quarter_turns))
-        self.pictures += 1
+            self._names.append(name)
 
     def match(self, window: np.ndarray, allowed: Callable[[Tile], bool] | None = None) -> GalleryMatch | None:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
@@ -177,8 +222,6 @@ class Gallery:
         candidates = [k for k, tile in enumerate(self._tiles) if verdicts[tile]]
         if not candidates:
             return None
-        if window.shape[:2] != (CROP_PX, CROP_PX):
-            raise ValueError(f"a window is {CROP_PX} px square, not {window.shape[:2]}")
         # the tile is cut out first, so that its features are made as a picture's are, with
         # nothing of the felt or the neighbours round it
         inset = (TILE_PX - INTERIOR_PX) // 2 - SEARCH_PX
@@ -208,10 +251,12 @@ class Gallery:
 def read_folder(folder: Path) -> list[tuple[np.ndarray, Tile, str]]:
     """Every ``NAME.png``/``NAME.jpg`` with its ``NAME.json`` in ``folder``, in name order;
     raises BadPicture naming the first file that cannot be used."""
-    found = []
+    found: list[tuple[np.ndarray, Tile, str]] = []
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in PICTURE_SUFFIXES:
             continue
+        if any(name == path.stem for _, _, name in found):
+            raise BadPicture(f"{path}: another picture is named {path.stem} too; keep one per name")
         found.append(read_picture(path))
     return found
 
