@@ -193,7 +193,7 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
     start_window = window_of(box_picture(START), seed=1)
     misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
     tracker.observe(Observation([reading_of((0, 0), start_window, misread)]))
-    assert tracker.art.familiar is False and [e["event"] for e in link.events] == []
+    assert tracker.learning.art.familiar is False and [e["event"] for e in link.events] == []
     link.add(
         {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
     )
@@ -214,7 +214,7 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
         }
     )
     assert tracker.open_prompts() == []
-    assert len(tracker.gallery) == 2  # the start tile, entered before, and this one
+    assert len(tracker.learning.gallery) == 2  # the start tile, entered before, and this one
     # Ben lays another copy of the same type elsewhere, turned if it fits so: read, not asked
     link.game.close_turn()
     later = sorted(link.game.legal_placements(kind), key=lambda p: p[1] == turns)  # turned, if it may be
@@ -227,8 +227,8 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
     # without that answer, the same sight is asked about (it was the correction that taught it):
     # a tracker whose gallery holds every picture but that one
     fresh = Tracker(EngineLink(setup), LABELS)
-    fresh.art.familiar = False
-    fresh.gallery.add_window(start_window, START)
+    fresh.learning.art.familiar = False
+    fresh.learning.gallery.add_window(start_window, START)
     for event in link.events[:-1]:
         fresh.link.add(event)
     fresh.link.engine().close_turn()  # type: ignore[union-attr]
@@ -244,15 +244,15 @@ def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp
     tracker.observe(Observation([reading_of((0, 0), window_of(box_picture(START), seed=1), misread)]))
     link.add({"event": "tile", "player": None, "at": [0, 0], "tile": misread.to_json()})  # a slip
     tracker.open_prompts()
-    assert len(tracker.gallery) == 1
+    assert len(tracker.learning.gallery) == 1
     # the slip is fixed: the game is replayed with the right start tile, and the picture replaced
     link.game = type(link.game)(setup)
     link.add({"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json()})
     tracker.open_prompts()
-    assert len(tracker.gallery) == 1 and len(list(tmp_path.glob("*.png"))) == 1
+    assert len(tracker.learning.gallery) == 1 and len(list(tmp_path.glob("*.png"))) == 1
     kept = Gallery(tmp_path).match(window_of(box_picture(START), seed=4))
     assert kept is not None and kept.tile == START
     # a new game: what the tracker knew of the last one is forgotten
     link.game = type(link.game)(setup)
     tracker.open_prompts()
-    assert tracker.art.familiar is None and tracker._learnable == {}
+    assert tracker.learning.art.familiar is None and tracker.learning.pending == {}

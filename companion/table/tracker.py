@@ -12,17 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import numpy as np
-
 from companion.games.base import Cell, IllegalEvent
 from companion.games.starwars.board import Meeple
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
-from companion.table.art import ArtTrust
+from companion.table.learning import TileLearning
 from companion.table.meeple_match import match_cell
-from companion.vision.gallery import Gallery, GalleryMatch
+from companion.vision.gallery import Gallery
 from companion.vision.labels import EMPTY, FALLEN, NO_MEEPLE, UNKNOWN, TileLabels
 from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
@@ -37,16 +35,6 @@ MEEPLE_ACCEPT = 0.85
 TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile", "unfamiliar-tile")
 MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
 DOMINANT = 0.5  # a reading this likely is what the camera sees, allowed or not
-
-
-@dataclass
-class Learnable:
-    """A new tile's window, kept until a person says what lies there, or changes it."""
-
-    window: np.ndarray
-    recorded: Tile | None  # the tile recorded at the cell; None while asked about
-    guessed: Tile | None  # the cell model's likeliest reading, if it was likely
-    name: str | None = None  # its picture in the gallery, once learnt
 
 
 @dataclass(frozen=True)
@@ -105,11 +93,7 @@ class Tracker:
         self.link = link
         self.labels = labels
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
-        self.gallery = gallery if gallery is not None else Gallery()
-        self.art = ArtTrust(load_catalog().start.tile)
-        # cells whose window the gallery may learn from once a person says what lies there
-        self._learnable: dict[Cell, Learnable] = {}
-        self._gallery_problem: str | None = None
+        self.learning = TileLearning(gallery if gallery is not None else Gallery(), load_catalog().start.tile)
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
@@ -135,29 +119,10 @@ class Tracker:
     def _moment(engine: StarWarsGame) -> tuple[object, ...]:
         return (engine.turn, engine.phase, tuple(m.id for m in engine.meeples_on_board()))
 
-    def _learn(self, engine: StarWarsGame) -> None:
-        """Add to the gallery every tile a person entered after the camera asked about it, or
-        changed after the camera recorded it: the same print is then read, not asked about or
-        misread, again. A tile changed twice replaces its picture."""
-        if not engine.board.tiles and (self._learnable or self.art.familiar is not None):
-            self._learnable.clear()  # a new game, perhaps of another box
-            self.art = ArtTrust(load_catalog().start.tile)
-        for cell, seen in self._learnable.items():
-            tile = engine.board.tiles.get(cell)
-            if tile is None or tile == seen.recorded:
-                continue
-            if seen.recorded is None:
-                self.art.answered(seen.guessed, tile)
-            seen.recorded = tile
-            try:
-                seen.name = self.gallery.add_window(seen.window, tile, seen.name)
-            except (OSError, ValueError) as error:  # the game goes on; the picture is not kept
-                self._gallery_problem = f"the gallery could not keep a picture: {error}"
-
     def _drop_answered(self, engine: StarWarsGame) -> None:
         """Forget the prompts someone answered on the phone: the tile they asked about is now
         recorded, or the turn their meeple belonged to has moved on."""
-        self._learn(engine)
+        self.learning.learn(engine)
         for key, prompt in list(self.prompts.items()):
             if prompt.code in TILE_PROMPTS:
                 answered = all(c in engine.board.tiles for c in prompt.cells)
@@ -191,11 +156,11 @@ class Tracker:
         ]
         for reading in readings.values():
             if self._is_empty(reading):  # a window kept for a tile taken away no longer shows it
-                self._learnable.pop(reading.cell, None)
+                self.learning.forget(reading.cell)
         if len(new_tiles) > 1:
             cells = tuple(sorted(r.cell for r in new_tiles))
             for cell in cells:
-                self._learnable.pop(cell, None)
+                self.learning.forget(cell)
             self._prompt(
                 "two-tiles",
                 f"{len(cells)} new tiles at once ({', '.join(str(list(c)) for c in cells)}): "
@@ -218,7 +183,7 @@ class Tracker:
         if not any(p.code == "two-tiles" for p in self.prompts.values()):
             added += self._meeples(readings)
         added += self.poll_dice()
-        notes = (self.art.message, self._gallery_problem, observation.message)
+        notes = (self.learning.message, observation.message)
         self.status = "; ".join(note for note in notes if note) or None
         self._changed()
         return added
@@ -290,15 +255,13 @@ class Tracker:
         best_index, best_chance = reading.best()
         guessed = self._lyings[best_index] if best_chance >= DOMINANT else None
         if start:
-            self.art.start_read(guessed, best_chance >= ACCEPT)
-        if not self.art.familiar:
+            self.learning.art.start_read(guessed, best_chance >= ACCEPT)
+        if not self.learning.art.familiar:
             return self._by_gallery(engine, reading, guessed)
         events = self._by_model(engine, reading, unknown, best_legal, best_illegal)
-        if reading.window is not None:
-            recorded = best_legal[1] if events else None
-            self._learnable[cell] = Learnable(reading.window, recorded, guessed)
+        self.learning.keep(cell, reading.window, best_legal[1] if events else None, guessed)
         if not start:
-            self.art.new_tile(asked=not events)
+            self.learning.art.new_tile(asked=not events)
         return events
 
     def _by_model(
@@ -319,7 +282,7 @@ class Tracker:
             )
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
-            learnt = self._gallery_reading(engine, reading)
+            learnt = self.learning.read(engine, cell, reading.window)
             if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
                 self._prompt(
                     "unsure-tile",
@@ -347,27 +310,18 @@ class Tracker:
         )
         return []
 
-    def _gallery_reading(self, engine: StarWarsGame, reading: CellReading) -> GalleryMatch | None:
-        """The gallery's reading of a new tile, among the ways it may lie there by the rules."""
-        if reading.window is None or not len(self.gallery):
-            return None
-        start = engine.phase is Phase.START
-        cell = reading.cell
-        return self.gallery.match(reading.window, lambda t: start or engine.board.fit_error(cell, t) is None)
-
     def _by_gallery(
         self, engine: StarWarsGame, reading: CellReading, guessed: Tile | None
     ) -> list[dict[str, Any]]:
         """A new tile of art the model does not know: read by the user's gallery, or asked."""
         cell = reading.cell
-        learnt = self._gallery_reading(engine, reading)
+        learnt = self.learning.read(engine, cell, reading.window)
         if learnt is not None and learnt.sure:
             events = self._emit_tile(engine, cell, learnt.tile, learnt.score, by_gallery=True)
-            if events and reading.window is not None:
-                self._learnable[cell] = Learnable(reading.window, learnt.tile, guessed)
+            if events:
+                self.learning.keep(cell, reading.window, learnt.tile, guessed)
             return events
-        if reading.window is not None:
-            self._learnable[cell] = Learnable(reading.window, None, guessed)
+        self.learning.keep(cell, reading.window, None, guessed)
         self._prompt(
             "unfamiliar-tile",
             f"the companion does not know this box's tiles well enough yet: enter the tile at "

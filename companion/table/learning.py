@@ -1,0 +1,79 @@
+"""What the tracker learns at the table about the user's own tiles.
+
+It keeps the window of each new tile the camera read, until a person says what lies there (by
+answering a prompt) or changes what the camera recorded; that window then goes into the
+gallery with the person's tile. It also holds the art trust (companion/table/art.py) of the
+game under way. A new game forgets both; the gallery stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.games.base import Cell
+from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.tiles import Tile
+from companion.table.art import ArtTrust
+from companion.vision.gallery import Gallery, GalleryMatch
+
+
+@dataclass
+class Learnable:
+    """A new tile's window, kept until a person says what lies there, or changes it."""
+
+    window: np.ndarray
+    recorded: Tile | None  # the tile recorded at the cell; None while asked about
+    guessed: Tile | None  # the cell model's likeliest reading, if it was likely
+    name: str | None = None  # its picture in the gallery, once learnt
+
+
+class TileLearning:
+    def __init__(self, gallery: Gallery, start_tile: Tile) -> None:
+        self.gallery = gallery
+        self._start_tile = start_tile
+        self.art = ArtTrust(start_tile)
+        self.pending: dict[Cell, Learnable] = {}
+        self.problem: str | None = None  # why a picture could not be kept, if one could not
+
+    def keep(
+        self, cell: Cell, window: np.ndarray | None, recorded: Tile | None, guessed: Tile | None
+    ) -> None:
+        if window is not None:
+            self.pending[cell] = Learnable(window, recorded, guessed)
+
+    def forget(self, cell: Cell) -> None:
+        """The window kept for ``cell`` no longer shows what will lie there."""
+        self.pending.pop(cell, None)
+
+    def learn(self, engine: StarWarsGame) -> None:
+        """Add to the gallery every tile a person entered after the camera asked about it, or
+        changed after the camera recorded it: the same print is then read, not asked about or
+        misread, again. A tile changed again replaces its picture."""
+        if not engine.board.tiles and (self.pending or self.art.familiar is not None):
+            self.pending.clear()  # a new game, perhaps of another box
+            self.art = ArtTrust(self._start_tile)
+        for cell, seen in self.pending.items():
+            tile = engine.board.tiles.get(cell)
+            if tile is None or tile == seen.recorded:
+                continue
+            if seen.recorded is None:
+                self.art.answered(seen.guessed, tile)
+            seen.recorded = tile
+            try:
+                seen.name = self.gallery.add_window(seen.window, tile, seen.name)
+            except (OSError, ValueError) as error:  # the game goes on; the picture is not kept
+                self.problem = f"the gallery could not keep a picture: {error}"
+
+    def read(self, engine: StarWarsGame, cell: Cell, window: np.ndarray | None) -> GalleryMatch | None:
+        """The gallery's reading of a new tile, among the ways it may lie there by the rules."""
+        if window is None or not len(self.gallery):
+            return None
+        start = engine.phase is Phase.START
+        return self.gallery.match(window, lambda t: start or engine.board.fit_error(cell, t) is None)
+
+    @property
+    def message(self) -> str | None:
+        notes = [note for note in (self.art.message, self.problem) if note]
+        return "; ".join(notes) or None
