@@ -245,3 +245,49 @@ def _follow_the_last_roll(driver: WebDriver, base: str, client: Client, last: di
         print(f"browser console {entry['level']}: {entry['message']}")
     errors = [e["message"] for e in console if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
     assert not errors, f"the browser console has errors: {errors}"
+
+
+ENTER_TILE_SHOT = REPO / "build" / "screenshots" / "enter-tile-phone.png"
+
+
+def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> None:
+    """The "Enter a tile" card of the fix page, as a player answers a tile the camera asked about:
+    tap the sides, check the preview, send; the record gets the tile as it lies."""
+    _browser_or_skip()
+    header, events = record_lines("route-battle.jsonl")
+    with _server(tmp_path / "state", tmp_path) as base:
+        client = Client(base)
+        client.post("/api/games", header, status=201)
+        client.post("/api/event", events[0])  # the start tile: a trade route W-E
+        with _phone_browser(tmp_path / "profile", tmp_path) as driver:
+            driver.get(f"{base}/fix")
+            driver.execute_script(f"sessionStorage.setItem('table-pin', '{PIN}');")
+            form = driver.find_element("css selector", "form.tile-entry")
+            taps = 0
+            form.find_element("name", "at").send_keys("1, 0")
+            for side in ("W", "E"):  # each tapped once: open space -> trade route
+                form.find_element("css selector", f".side-{side}").click()
+                taps += 1
+            preview = form.find_element("css selector", ".tile-preview").text
+            assert preview == "trade route EW"
+            assert form.find_element("css selector", ".side-W").text == "left: trade route"
+            ENTER_TILE_SHOT.parent.mkdir(parents=True, exist_ok=True)
+            ENTER_TILE_SHOT.unlink(missing_ok=True)
+            driver.execute_script("document.getElementById('enter-tile').scrollIntoView();")
+            assert driver.save_screenshot(str(ENTER_TILE_SHOT))
+            form.find_element("css selector", "button[type=submit]").click()
+            taps += 1
+
+            def last_event() -> dict[str, Any]:
+                with urllib.request.urlopen(f"{base}/api/record", timeout=10) as response:
+                    return dict(json.loads(response.read().decode().splitlines()[-1]))
+
+            entered = _wait(
+                "the tile in the record", last_event, lambda e: e.get("event") == "tile" and e["at"] == [1, 0]
+            )
+    assert entered["player"] == "Ana" and entered["meta"] == {"source": "phone"}
+    assert entered["tile"] == {"features": [{"kind": "route", "edges": "EW"}]}
+    assert ENTER_TILE_SHOT.stat().st_size > 5_000
+    print(
+        f"\nentered a straight trade route with {taps} taps and the cell typed; screenshot: {ENTER_TILE_SHOT}"
+    )
