@@ -80,3 +80,13 @@ def test_legal_meeples_are_exactly_the_accepted_ones(seed: int, events: int) -> 
         return (m.at, game.board.tiles[m.at].side_feature[SIDES.index(m.feature)], m.size)
 
     assert {spot(m) for m in legal} == {spot(m) for m in accepted}
+
+
+def test_a_meeple_may_stand_on_either_end_of_a_route_that_loops_back_to_its_tile() -> None:
+    # found by the search above: the tile's N and E routes are one route, with no meeple on it
+    game = game_after(6535, 61)
+    here = list(game.board.tiles)[-1]
+    tile = game.board.tiles[here]
+    assert game.board.domain(here, tile.side_feature[0]) is game.board.domain(here, tile.side_feature[1])
+    offered = {m.feature for m in game.legal_meeples() if m.at == here and m.size == "small"}
+    assert offered == {"N", "E", "S", "W"}

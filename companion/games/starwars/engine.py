@@ -463,8 +463,16 @@ class StarWarsGame(Game):
         player, here = self.current_player, self._current
         assert player is not None and here is not None
         sizes = [size for size in ("small", "large") if self.supply[player][size] > 0]
+        # each feature of the tile by its first side: two features of one tile can belong to one
+        # route that loops back, and a meeple may stand on either
+        tile = self.board.tiles[here]
+        firsts = {
+            feature: side for side, feature in reversed(list(enumerate(tile.side_feature))) if feature >= 0
+        }
         spots = [
-            (here, SIDES[side]) for side, domain in self.board.domains_of_tile(here) if not domain.meeples
+            (here, SIDES[side])
+            for feature, side in sorted(firsts.items(), key=lambda item: item[1])
+            if not self.board.domain(here, feature).meeples
         ]
         spots += [(cell, PLANET) for cell, _ in self.board.planets_within_reach(here)]
         return [ev.MeeplePlaced(player, at, feature, size) for at, feature in spots for size in sizes]
