@@ -148,47 +148,33 @@ def _board_read(args: argparse.Namespace) -> int:
 
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import (
-        PICTURE_SUFFIXES,
-        BadPicture,
-        Gallery,
-        cleaned_name,
-        gallery_folder,
-        read_picture,
-    )
+    from companion.vision.gallery import Gallery, gallery_folder, read_folder
     from companion.web.server import default_state_dir
 
     source = Path(args.folder)
     if not source.is_dir():
         raise UserError(f"{source} is not a folder (expected NAME.png or NAME.jpg beside NAME.json)")
-    pictures = sorted(p for p in source.iterdir() if p.suffix.lower() in PICTURE_SUFFIXES)
-    if not pictures:
+    pictures, bad = read_folder(source)
+    if not pictures and not bad:
         raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
     target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
     gallery = Gallery(None if args.check else target)
     known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
-    bad: list[str] = []
     new: list[str] = []
-    added: dict[str, Path] = {}  # the name in the gallery, and the picture it came from
-    for path in pictures:
+    kept = 0
+    for picture, tile, name in pictures:
         try:
-            picture, tile, name = read_picture(path)
-            stem = cleaned_name(f"enrolled-{name}")
-            if stem in added:
-                raise BadPicture(
-                    f"{path}: {added[stem].name} has the same name; keep one picture per tile name"
-                )
-            gallery.add(picture, tile, name=stem)
-        except (BadPicture, ValueError) as error:
-            bad.append(str(error))
+            gallery.add(picture, tile, name=f"enrolled-{name}")
+        except ValueError as error:
+            bad.append(f"{name}: {error}")
             continue
         except OSError as error:
             raise UserError(f"cannot keep the pictures in {target}: {error.strerror or error}") from None
-        added[stem] = path
+        kept += 1
         if tile not in known:
-            new.append(f"{path.name} ({tile.describe()})")
+            new.append(f"{name} ({tile.describe()})")
     where = "checked, nothing kept (--check)" if args.check else f"kept in {target}"
-    print(f"enrolled {len(added)} of {len(pictures)} pictures: {where}", file=sys.stderr)
+    print(f"enrolled {kept} of {len(pictures) + len(bad)} pictures: {where}", file=sys.stderr)
     for reason in gallery.skipped:
         print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
     for name in new:

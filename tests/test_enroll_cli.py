@@ -26,11 +26,17 @@ def picture(folder: Path, name: str, tile: Tile, label: object = None) -> None:
     (folder / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
 
 
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder for the user's pictures, made, and a state directory, not yet."""
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    return pictures, tmp_path / "state"
+
+
 def test_enrolling_a_folder_keeps_every_good_picture_and_names_the_bad(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pictures, state = tmp_path / "pictures", tmp_path / "state"
-    pictures.mkdir()
+    pictures, state = folders(tmp_path)
     picture(pictures, "start", TILES[0])
     picture(pictures, "planet", TILES[7].rotated(1))
     picture(pictures, "broken", TILES[2], label={"tile": {"features": [{"kind": "moon"}]}})
@@ -81,8 +87,7 @@ def test_a_folder_without_pictures_says_so(
 def test_two_pictures_of_one_name_keep_the_first_and_name_the_second(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pictures, state = tmp_path / "pictures", tmp_path / "state"
-    pictures.mkdir()
+    pictures, state = folders(tmp_path)
     picture(pictures, "a", TILES[0])
     cv2.imwrite(str(pictures / "a.jpg"), draw_box_tile(TILES[0], STYLE, 120))
     assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 1

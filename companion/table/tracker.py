@@ -151,12 +151,12 @@ class Tracker:
         readings = {r.cell: r for r in observation.readings}
         for key in [k for k in self.prompts if any(c in readings for c in k[1])]:
             del self.prompts[key]
-        new_tiles = [
-            r for r in readings.values() if r.cell not in engine.board.tiles and not self._is_empty(r)
-        ]
+        new_tiles: list[CellReading] = []
         for reading in readings.values():
             if self._is_empty(reading):  # a window kept for a tile taken away no longer shows it
                 self.learning.forget(reading.cell)
+            elif reading.cell not in engine.board.tiles:
+                new_tiles.append(reading)
         if len(new_tiles) > 1:
             cells = tuple(sorted(r.cell for r in new_tiles))
             for cell in cells:

@@ -146,14 +146,8 @@ class Gallery:
         self._names: list[str] = []  # each template's picture
         self.skipped: list[str] = []
         if folder is not None and folder.is_dir():
-            for path in sorted(folder.iterdir()):
-                if path.suffix.lower() not in PICTURE_SUFFIXES:
-                    continue
-                try:
-                    picture, tile, name = read_picture(path)
-                except BadPicture as error:
-                    self.skipped.append(str(error))
-                    continue
+            pictures, self.skipped = read_folder(folder)
+            for picture, tile, name in pictures:
                 self._remember(picture, tile, name)
 
     def __len__(self) -> int:
@@ -248,20 +242,30 @@ class Gallery:
         return GalleryMatch(ranked[0][0], ranked[0][1], runner_up)
 
 
-def read_folder(folder: Path) -> list[tuple[np.ndarray, Tile, str]]:
-    """Every ``NAME.png``/``NAME.jpg`` with its ``NAME.json`` in ``folder``, in name order;
-    raises BadPicture naming the first file that cannot be used."""
+def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[str]]:
+    """Every usable ``NAME.png``/``NAME.jpg`` with its ``NAME.json`` in ``folder``, in name
+    order, with the name the gallery keeps it by; and why each other picture cannot be used."""
     found: list[tuple[np.ndarray, Tile, str]] = []
+    bad: list[str] = []
+    taken: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in PICTURE_SUFFIXES:
             continue
-        if any(name == path.stem for _, _, name in found):
-            raise BadPicture(f"{path}: another picture is named {path.stem} too; keep one per name")
-        found.append(read_picture(path))
-    return found
+        name = cleaned_name(path.stem)
+        if name in taken:
+            bad.append(f"{path}: {taken[name].name} has the same name; keep one picture per name")
+            continue
+        try:
+            picture, tile = read_picture(path)
+        except BadPicture as error:
+            bad.append(str(error))
+            continue
+        taken[name] = path
+        found.append((picture, tile, name))
+    return found, bad
 
 
-def read_picture(path: Path) -> tuple[np.ndarray, Tile, str]:
+def read_picture(path: Path) -> tuple[np.ndarray, Tile]:
     label = path.with_suffix(".json")
     if not label.is_file():
         raise BadPicture(f"{path}: no {label.name} beside it saying which tile it shows")
@@ -280,4 +284,4 @@ def read_picture(path: Path) -> tuple[np.ndarray, Tile, str]:
         tile = parse_tile(data["tile"], f"{label.name} tile")
     except FormatError as error:
         raise BadPicture(f"{label}: {error.reason}") from None
-    return picture, tile, path.stem
+    return picture, tile
