@@ -65,8 +65,12 @@ def _seconds(text: str) -> float:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from companion.web.demo import run_camera_demo, run_demo
+    from companion.web.demo import run_camera_demo, run_demo, run_enrol_demo
 
+    if args.enrol:
+        return run_enrol_demo(
+            args.box_style, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
+        )
     if args.record:
         return run_demo(
             args.record, args.pace, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
@@ -226,6 +230,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
     demo.add_argument("--record", help="replay this record instead of reading the simulated table")
     demo.add_argument("--pace", type=_seconds, default=3.0, help="with --record: seconds between events")
+    demo.add_argument(
+        "--enrol",
+        action="store_true",
+        help="a box of unfamiliar tiles laid out on the mat: teach them on the phone's /enrol page",
+    )
+    demo.add_argument(
+        "--box-style",
+        type=int,
+        default=1_000_000,
+        help="with --enrol: which simulated box (default: 1000000)",
+    )
     _add_server_options(demo, "where the demo keeps its game (default: a temporary folder)")
     demo.set_defaults(run=_demo)
 

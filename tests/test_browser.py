@@ -67,16 +67,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _server(state_dir: Path, logs: Path) -> Iterator[str]:
-    """``companion serve`` on a free port; yields its base URL once it says it is listening."""
+def _server(state_dir: Path, logs: Path, how: tuple[str, ...] = ("serve",)) -> Iterator[str]:
+    """``companion serve`` (or ``how``, e.g. a demo) on a free port; yields its base URL once it
+    says it is listening."""
     port = _free_port()
     out, err = logs / "server.out", logs / "server.err"
-    command = [sys.executable, "-m", "companion", "serve", "--state-dir", str(state_dir)]
+    command = [sys.executable, "-m", "companion", *how, "--state-dir", str(state_dir)]
     command += ["--port", str(port), "--pin", PIN, "--no-mdns"]
     with out.open("w") as stdout, err.open("w") as stderr:
         server = subprocess.Popen(command, stdout=stdout, stderr=stderr, cwd=REPO)
     try:
-        expected = f"Table Companion: scoreboard on http://127.0.0.1:{port}/ (Ctrl+C to stop)"
+        title = "Table Companion demo" if how[0] == "demo" else "Table Companion"
+        expected = f"{title}: scoreboard on http://127.0.0.1:{port}/ (Ctrl+C to stop)"
         deadline = time.monotonic() + 30
         while not out.read_text().endswith("\n") and server.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -90,6 +92,13 @@ def _server(state_dir: Path, logs: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(timeout=10)
+
+
+def _fits_the_phone(driver: WebDriver) -> None:
+    """Nothing sticks out sideways: a page wider than the phone is zoomed out, and taps land
+    beside what they aim at."""
+    width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the page is {width[0]} px wide on a {width[1]} px phone"
 
 
 class Client:
@@ -264,13 +273,15 @@ def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> 
             driver.execute_script(f"sessionStorage.setItem('table-pin', '{PIN}');")
             form = driver.find_element("css selector", "form.tile-entry")
             taps = 0
+            _fits_the_phone(driver)
             form.find_element("name", "at").send_keys("1, 0")
-            for side in ("W", "E"):  # each tapped once: open space -> trade route
-                form.find_element("css selector", f".side-{side}").click()
+            for side in ("W", "E"):  # one tap each: trade route
+                form.find_element("css selector", f".side-{side} .kind-route").click()
                 taps += 1
             preview = form.find_element("css selector", ".tile-preview").text
             assert preview == "trade route EW"
-            assert form.find_element("css selector", ".side-W").text == "left: trade route"
+            assert form.find_element("css selector", ".side-W input[value=route]").is_selected()
+            assert form.find_element("css selector", ".side-N input[value=space]").is_selected()
             ENTER_TILE_SHOT.parent.mkdir(parents=True, exist_ok=True)
             ENTER_TILE_SHOT.unlink(missing_ok=True)
             driver.execute_script("document.getElementById('enter-tile').scrollIntoView();")

@@ -195,7 +195,7 @@ def test_a_settled_scene_is_read_from_the_mean_of_its_still_frames(bench: Bench)
     for frame in frames:
         bench.loop.step(frame)
     assert len(seen) == 1  # one settling, after the first still frames the detector waits for
-    settle = bench.watcher.motion.settle_frames
+    settle = bench.watcher.scenes.motion.settle_frames
     assert np.array_equal(seen[0], mean_frame(frames[2 : 2 + settle]))  # frame 1 still moved
 
 

@@ -161,7 +161,7 @@ class Gallery:
             raise ValueError(
                 f"a picture of a tile is at least {TILE_PX // 2} px square, not {picture.shape[:2]}"
             )
-        stem = cleaned_name(name) if name else self._free_name()
+        stem = cleaned_name(name) if name else self.free_name()
         self.remove(stem)
         self._remember(picture, tile, stem)
         if self.folder is not None:
@@ -189,14 +189,15 @@ class Gallery:
             for suffix in (*PICTURE_SUFFIXES, ".json"):
                 (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
 
-    def _free_name(self) -> str:
+    def free_name(self, prefix: str = "seen") -> str:
+        """A picture name no picture has yet: ``prefix`` and a number."""
         taken = set(self._names)
         if self.folder is not None and self.folder.is_dir():
             taken |= {path.stem for path in self.folder.iterdir()}
-        number = len(taken) + 1
-        while f"seen-{number:04d}" in taken:
+        number = len(taken) + 1  # past the pictures kept: a name taken back is not reused soon
+        while f"{prefix}-{number:04d}" in taken:
             number += 1
-        return f"seen-{number:04d}"
+        return f"{prefix}-{number:04d}"
 
     def _remember(self, picture: np.ndarray, tile: Tile, name: str) -> None:
         for quarter_turns in range(4):

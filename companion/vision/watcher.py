@@ -53,28 +53,16 @@ def changed_pixels(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return changed
 
 
-class Watcher:
-    def __init__(
-        self,
-        model: CellModel,
-        mat: MatSpec = STANDARD_MAT,
-        fps: float = 10.0,
-        meeple_model: MeepleModel | None = None,
-    ) -> None:
-        self.model = model
-        self.bare = BareLooks(model.labels, meeple_model)
-        self.mat = mat
-        self.rectifier = Rectifier(mat)
+class SettledScenes:
+    """Frames in; out, the mean of a scene's still frames once it has settled, or a frame
+    problem to show (black, overexposed, noisy, torn, frozen)."""
+
+    def __init__(self, fps: float = 10.0) -> None:
         self.motion = SettleDetector()
         self.still = StillAverage()  # the frames since motion stopped, read as their mean
         self.frozen = FrozenDetector(fps=fps)
-        self.lattice: Lattice | None = None
-        self.reference: np.ndarray | None = None  # the last settled rectified view
-        self.last_view: np.ndarray | None = None
 
-    def feed(self, frame: object) -> Observation | None:
-        """One camera frame. Returns an observation when the scene has just settled (or a frame
-        problem to show), None while things move or nothing new happened."""
+    def feed(self, frame: object) -> np.ndarray | Observation | None:
         check = check_frame(frame)  # type: ignore[arg-type]
         if not check.ok:
             self.motion.reset()
@@ -92,7 +80,33 @@ class Watcher:
             self.still.add(frame)
         if not state.settled:
             return None
-        return self.look(self.still.mean())
+        return self.still.mean()
+
+
+class Watcher:
+    def __init__(
+        self,
+        model: CellModel,
+        mat: MatSpec = STANDARD_MAT,
+        fps: float = 10.0,
+        meeple_model: MeepleModel | None = None,
+    ) -> None:
+        self.model = model
+        self.bare = BareLooks(model.labels, meeple_model)
+        self.mat = mat
+        self.rectifier = Rectifier(mat)
+        self.scenes = SettledScenes(fps)
+        self.lattice: Lattice | None = None
+        self.reference: np.ndarray | None = None  # the last settled rectified view
+        self.last_view: np.ndarray | None = None
+
+    def feed(self, frame: object) -> Observation | None:
+        """One camera frame. Returns an observation when the scene has just settled (or a frame
+        problem to show), None while things move or nothing new happened."""
+        scene = self.scenes.feed(frame)
+        if scene is None or isinstance(scene, Observation):
+            return scene
+        return self.look(scene)
 
     def look(self, frame: np.ndarray) -> Observation:
         """Read a settled frame (or the mean of a still scene's frames): rectify it and read every

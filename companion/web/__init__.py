@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 from companion.errors import UserError
 from companion.web.api import api
 from companion.web.context import WebContext
+from companion.web.enrol import enrol
 from companion.web.pages import pages
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ def create_app(context: WebContext, secret: bytes) -> Flask:
     app.extensions["companion"] = context
     app.register_blueprint(api)
     app.register_blueprint(pages)
+    app.register_blueprint(enrol)
 
     @app.after_request
     def secure(response: Response) -> Response:

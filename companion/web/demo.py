@@ -13,6 +13,7 @@ import tempfile
 import threading
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.errors import UserError
 from companion.games.base import IllegalEvent
@@ -23,6 +24,9 @@ from companion.store import GameStore
 from companion.vision.gallery import gallery_folder
 from companion.vision.reader import CellModel, ModelMissing
 from companion.web.server import serve
+
+if TYPE_CHECKING:
+    from companion.table.enrolment import Enrolment
 
 DEMO_RECORD = "demo-starwars.jsonl"
 
@@ -72,6 +76,7 @@ def _serve_demo(
     port: int,
     pin: str | None,
     mdns: bool,
+    enrolment: Enrolment | None = None,
 ) -> int:
     """Serve ``table`` and start ``worker`` once the server listens; tidy everything on the way out."""
 
@@ -80,7 +85,16 @@ def _serve_demo(
         worker.start()
 
     try:
-        return serve(table, host, port, pin=pin, mdns=mdns, title="Table Companion demo", on_ready=start)
+        return serve(
+            table,
+            host,
+            port,
+            pin=pin,
+            mdns=mdns,
+            title="Table Companion demo",
+            on_ready=start,
+            enrolment=enrolment,
+        )
     finally:
         stop.set()
         if worker.is_alive():
@@ -159,3 +173,33 @@ def run_camera_demo(
     )
     news = f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s"
     return _serve_demo(table, folder, state_dir, player, stop, news, host, port, pin, mdns)
+
+
+def show_enrol_table(enrolment: Enrolment, style: int, stop: threading.Event) -> None:
+    """A box laid out on the simulated mat, seen by the camera until the scene has settled."""
+    from companion.sim.enrol_table import EnrolTable
+    from companion.table.enrolment import EnrolmentCamera
+
+    table = EnrolTable(style)
+    camera = EnrolmentCamera(enrolment)
+    while not enrolment.views and not stop.wait(0.05):
+        camera.step(table.frame())
+
+
+def run_enrol_demo(
+    style: int, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
+) -> int:
+    """The enrolment page over a simulated box laid out on the mat: describe each tile on the
+    phone and it goes into the gallery of the state directory, where ``companion demo`` reads it."""
+    from companion.table.enrolment import Enrolment
+    from companion.vision.gallery import Gallery
+
+    folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    table = Table(GameStore(folder), source="demo: enrolling a simulated box")
+    enrolment = Enrolment(Gallery(gallery_folder(folder)))
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=show_enrol_table, args=(enrolment, style, stop), daemon=True, name="camera"
+    )
+    news = "Enrolling a simulated box: open /enrol on the phone"
+    return _serve_demo(table, folder, state_dir, worker, stop, news, host, port, pin, mdns, enrolment)

@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask
 from waitress.server import BaseWSGIServer, MultiSocketServer
@@ -20,6 +21,9 @@ from companion.web.join import qr_terminal
 from companion.web.mdns import Advertisement
 from companion.web.net import ALL_INTERFACES, lan_addresses, page_urls
 from companion.web.security import PinGuard, secret_key, table_pin
+
+if TYPE_CHECKING:
+    from companion.table.enrolment import Enrolment
 
 # Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
 DEFAULT_THREADS = 48
@@ -73,6 +77,7 @@ def serve(
     mdns: bool = True,
     title: str = "Table Companion",
     on_ready: Callable[[], None] | None = None,
+    enrolment: Enrolment | None = None,
 ) -> int:
     state_dir = table.store.state_dir
     try:
@@ -80,7 +85,7 @@ def serve(
     except ValueError as error:
         raise UserError(str(error)) from None
     urls = page_urls(host, port)
-    context = WebContext(table, PinGuard(the_pin), join_urls=urls)
+    context = WebContext(table, PinGuard(the_pin), join_urls=urls, enrolment=enrolment)
 
     def registered(name: str) -> None:
         context.mdns_name = f"{name}:{port}"  # the Join page shows it from now on

@@ -39,56 +39,17 @@
     }
   }
 
-  // Enter a tile: each side is tapped through open space, trade route and asteroid field, and
-  // the tile is written as records.md's inline tile, as it lies on the table.
-  const KINDS = ["space", "route", "asteroid"];
-  const KIND_NAMES = { space: "space", route: "trade route", asteroid: "asteroid field", planet: "planet" };
-  const ORDER = ["N", "E", "S", "W"];
-
-  function enteredTile(form) {
-    const kindOf = Object.fromEntries([...form.querySelectorAll(".side")].map((b) => [b.dataset.side, b.dataset.kind]));
-    const sidesOf = (kind) => ORDER.filter((side) => kindOf[side] === kind);
-    const features = [];
-    const routes = sidesOf("route");
-    if (routes.length === 2 && form["routes-join"].checked) features.push({ kind: "route", edges: routes.join("") });
-    else routes.forEach((side) => features.push({ kind: "route", edges: side }));
-    const fields = sidesOf("asteroid");
-    if (fields.length > 1 && form["fields-join"].checked) features.push({ kind: "asteroid", edges: fields.join("") });
-    else fields.forEach((side) => features.push({ kind: "asteroid", edges: side }));
-    for (const [select, kind] of [["route-symbol", "route"], ["field-symbol", "asteroid"]]) {
-      const feature = features.find((f) => f.kind === kind);
-      if (form[select].value && feature) feature.symbols = [form[select].value];
-    }
-    if (form.planet.value !== "none") {
-      features.push(form.planet.value ? { kind: "planet", symbols: [form.planet.value] } : { kind: "planet" });
-    }
-    return { features };
-  }
-
-  function described(tile) {
-    if (!tile.features.length) return "Open space only.";
-    return tile.features.map((f) => `${KIND_NAMES[f.kind]}${f.edges ? ` ${f.edges}` : ""}${f.symbols ? ` [${f.symbols.join(", ")}]` : ""}`).join("; ");
-  }
-
+  // Enter a tile the camera asked about (tiles.js does the tapping).
   const entry = document.querySelector("form.tile-entry");
   if (entry) {
-    const preview = () => { entry.querySelector(".tile-preview").textContent = described(enteredTile(entry)); };
-    for (const button of entry.querySelectorAll(".side")) {
-      button.addEventListener("click", () => {
-        button.dataset.kind = KINDS[(KINDS.indexOf(button.dataset.kind) + 1) % KINDS.length];
-        button.textContent = `${button.getAttribute("aria-label").replace(" side", "")}: ${KIND_NAMES[button.dataset.kind]}`;
-        preview();
-      });
-    }
-    entry.addEventListener("change", preview);
-    preview();
+    const described = TileEntry.attach(entry);
     entry.addEventListener("submit", (event) => {
       event.preventDefault();
       const at = entry.at.value.trim().split(/[\s,]+/).map(Number);
       if (at.length !== 2 || at.some((n) => !Number.isInteger(n))) {
         return say("Where is the tile? Two whole numbers, x and y, as the camera's message gives them, e.g. 1, -2.");
       }
-      const record = { event: "tile", player: entry.player.value, at, tile: enteredTile(entry), meta: { source: "phone" } };
+      const record = { event: "tile", player: entry.player.value, at, tile: described.tile(), meta: { source: "phone" } };
       submit(entry, { path: "/api/event", body: record });
     });
   }
