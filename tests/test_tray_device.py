@@ -59,7 +59,7 @@ def test_without_lgpio_the_message_says_how_to_install_it(monkeypatch: pytest.Mo
 
 
 def test_importing_the_trays_never_imports_lgpio() -> None:
-    code = "import sys, companion.devices.tray; print('lgpio' in sys.modules)"
+    code = "import sys, companion.devices.tray, companion.table.trays; print('lgpio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
