@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,3 +83,24 @@ def test_each_mistake_is_named_by_its_key(path: tuple[Any, ...], value: Any, mes
 def test_a_config_error_is_a_user_error_the_command_prints() -> None:
     with pytest.raises(UserError):
         trays_config({"tray": [{"led": [5, 6, 13]}]})
+
+
+HARDWARE = Path(__file__).parent.parent / "hardware"
+
+
+def test_the_reference_build_s_config_is_valid_and_matches_the_wiring_table() -> None:
+    with (HARDWARE / "trays.toml").open("rb") as file:
+        config = trays_config(tomllib.load(file)["trays"])
+    assert config.pin_factory == "lgpio" and len(config.trays) == 2
+    # wiring.md's pin map: "| line | tray 1 (BCM / header pin) | tray 2 ... |"
+    table: dict[str, list[int]] = {}
+    for line in (HARDWARE / "wiring.md").read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        pins = [re.fullmatch(r"(\d+) / \d+", cell) for cell in cells[1:3]]
+        if len(cells) >= 3 and all(pins):
+            table[cells[0]] = [int(match.group(1)) for match in pins if match]
+    for index, tray in enumerate(config.trays):
+        assert table["button"][index] == tray.button
+        assert table["vibration (SW-420 DO)"][index] == tray.vibration
+        assert [table[f"LED {leg}"][index] for leg in ("red", "green", "blue")] == list(tray.led)
+        assert table["buzzer (transistor base)"][index] == tray.buzzer
