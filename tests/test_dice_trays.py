@@ -107,6 +107,16 @@ class Table:
         self.hands.press(tray)
         return self.poll()
 
+    def tray_for(self, player: str) -> DiceTray:
+        """The tray lit for ``player``, polling as time goes by (a read tray stays green a while)."""
+        for _ in range(4):
+            self.poll()
+            for tray, task in zip(self.trays, self.flow.tasks, strict=True):
+                if task.roller == player and task.phase == WAITING:
+                    return tray
+            self.clock.advance(GREEN_HOLD / 2)
+        raise AssertionError(f"no tray lights for {player}: {self.flow.status}")
+
     def led(self, tray: DiceTray) -> tuple[float, float, float]:
         return led_colour(self.factory, tray)
 
@@ -252,6 +262,40 @@ def test_in_the_team_variant_the_seat_s_player_rolls_for_the_team(factory: Any) 
     assert table.rolls == table.record_dice
     table.link.add({"event": "end"})
     assert table.game.scores() == expected("teams-planet.jsonl")["scores"]
+    table.close()
+
+
+def test_three_battles_of_one_turn_are_fought_one_after_another_through_the_trays(factory: Any) -> None:
+    """The planet attack (Ana, Ben), then the field (Ana, Cid), then the route (Ben, Cid, a tie),
+    every die read from the trays; tray 1 is Cid's seat and lends itself to Ben while Cid waits."""
+    table = Table(factory, "three-battles-one-turn.jsonl", TWO_TRAYS)
+    used = []
+    for roll in table.record_rolls:
+        tray = table.tray_for(roll["player"])
+        used.append((roll["player"], tray.number))
+        rolled = table.roll(tray, dice(*roll["dice"]))
+        assert [(e["player"], e["dice"]) for e in rolled] == [(roll["player"], roll["dice"])]
+    assert used[:4] == [("Ben", 1), ("Ana", 2), ("Ana", 2), ("Cid", 1)]
+    assert used[4:] == [("Cid", 1), ("Ben", 2), ("Ben", 2), ("Cid", 1)]
+    assert table.rolls == table.record_dice
+    assert table.game.pending_battle() is None
+    table.link.add({"event": "end"})
+    assert table.game.scores() == expected("three-battles-one-turn.jsonl")["scores"]
+    table.close()
+
+
+def test_the_scoreboard_is_told_when_the_trays_change_and_only_then(factory: Any) -> None:
+    table = Table(factory, "route-battle.jsonl", TWO_TRAYS)
+    one, _ = table.trays
+    told: list[str | None] = []
+    table.flow.on_change = lambda: told.append(table.flow.status)
+    table.poll()
+    assert len(told) == 1 and "Ana rolls 1 die in tray 1" in (told[0] or "")
+    table.clock.advance(0.3)
+    table.poll()  # the lights blink on, but nothing a person reads has changed
+    assert len(told) == 1
+    table.roll(one, dice(None))
+    assert "re-roll the first die" in (told[-1] or "")
     table.close()
 
 

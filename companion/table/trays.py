@@ -115,13 +115,17 @@ class BattleTrays:
         clock: Callable[[], float] = time.monotonic,
         green_hold: float = GREEN_HOLD,
         min_confidence: float = MIN_CONFIDENCE,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
+        """``on_change`` is called after a poll that changed what ``status`` or ``to_json()``
+        say, so the scoreboard can be told (the tracker announces only what it changed)."""
         self.trays = list(trays)
         self.camera = camera
         self.reader = reader
         self.clock = clock
         self.green_hold = green_hold
         self.min_confidence = min_confidence
+        self.on_change = on_change
         self.tasks = [TrayTask() for _ in self.trays]
         self._battle: str | None = None
         self._unserved: list[Want] = []  # fighters waiting for a free tray
@@ -165,7 +169,11 @@ class BattleTrays:
                 if roll is not None:
                     rolls.append(roll)
             tray.render(now)
-        self._status, self._json = self._describe(), self._trays_json()
+        status, shown = self._describe(), self._trays_json()
+        changed = (status, shown) != (self._status, self._json)
+        self._status, self._json = status, shown
+        if changed and self.on_change is not None:
+            self.on_change()
         return rolls
 
     # --- which tray for which fighter ----------------------------------------------------------
