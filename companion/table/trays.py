@@ -1,0 +1,327 @@
+"""The battle flow: the trays light for the fighters, settled dice are read, roll events come out.
+
+``BattleTrays`` is a ``DiceSource`` (tracker.py): the tracker polls it with the engine as it
+stands, so everything here is decided from the engine's questions at that moment
+(``pending_battle()``, ``Battle.waiting_for()``), never from a copy of the game kept aside. A roll
+entered on the phone is simply a fighter the engine no longer waits for, and its tray goes dark.
+
+It lives in ``companion/table/`` beside the tracker, not in ``companion/devices/``, because it is
+the same kind of thing: readings turned into record events through the rules. The trays themselves
+(``companion.devices``) know no game.
+
+For each fighter the engine waits for: a tray (the one whose seat is that fighter's player, else a
+free one) blinks the roller's colour once per die and beeps as many times; shaking makes it
+breathe; once the dice settle (or the button is pressed) the tray's picture is read. All dice read,
+as many as the rules give: a roll event, and the light turns green. Anything else: the light
+flashes red and white, nothing is reported, and ``status`` says what to do. Never a guessed value.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from companion.devices.signals import (
+    BEEP,
+    LONG_BEEP,
+    OFF_LIGHT,
+    PROBLEM,
+    READ,
+    RGB,
+    ROLLING,
+    SILENT,
+    WAITING,
+    Beeps,
+    Light,
+)
+from companion.devices.timing import ROLLING as SHAKING
+from companion.devices.timing import SETTLED
+from companion.devices.tray import DiceTray
+from companion.games.starwars.engine import StarWarsGame
+from companion.table.dice_checks import MIN_CONFIDENCE, dice_word, reading_problem
+from companion.vision.dice_reading import ReadsDice
+
+# A BGR picture of one tray, by its index (0 for tray 1): a region of the overhead camera, or a
+# camera of its own (issue 6 leaves which to the camera work).
+TrayCamera = Callable[[int], np.ndarray]
+
+# The LED colour of each player colour. An LED cannot show black: black is violet (Vader's light
+# sabre is red, but red is taken). Green while waiting blinks; green once read is steady.
+LED_COLOURS: dict[str, RGB] = {
+    "red": (1.0, 0.0, 0.0),
+    "green": (0.0, 1.0, 0.0),
+    "black": (0.5, 0.0, 1.0),
+    "white": (1.0, 1.0, 1.0),
+    "orange": (1.0, 0.35, 0.0),
+}
+COLOUR_WORDS = {"black": "violet"}  # what a person sees on the LED, where it is not the colour's name
+GREEN_HOLD = 2.5  # seconds a read tray stays green before it is handed to another fighter
+IDLE = "idle"
+
+
+@dataclass(frozen=True)
+class Want:
+    """One fighter's dice, wanted in one round of one battle."""
+
+    battle: tuple[int, int, int]  # turn, domain key, round
+    fighter: str  # the fighter's key
+    label: str  # "Ana", "Rebels (Ana, Cid)"
+    dice: int
+    players: tuple[str, ...]  # who may roll for it
+
+    @property
+    def key(self) -> tuple[tuple[int, int, int], str]:
+        return self.battle, self.fighter
+
+    def later_round_of(self, other: Want) -> bool:
+        return self.battle[:2] == other.battle[:2] and self.battle[2] > other.battle[2]
+
+
+@dataclass
+class TrayTask:
+    """What one tray is doing for the battle."""
+
+    want: Want | None = None
+    roller: str = ""  # the player the roll event will name
+    colour: str = ""  # the roller's colour
+    phase: str = IDLE  # idle, waiting, rolling, problem, read
+    message: str = ""  # what to do, in the problem phase
+    dice: tuple[int, ...] = ()  # what was read, in the read phase
+    green_until: float = 0.0
+    served: set[str] = field(default_factory=set)  # fighters this tray has read for
+
+
+def _wants(engine: StarWarsGame) -> tuple[list[Want], str | None]:
+    battle = engine.pending_battle()
+    if battle is None:
+        return [], None
+    ident = (battle.turn, battle.domain.key, battle.round)
+    wants = [Want(ident, f.key, f.label, battle.dice[f.key], f.players) for f in battle.waiting_for()]
+    return wants, f"battle for the {battle.domain.label}, round {battle.round}"
+
+
+class BattleTrays:
+    """The trays as a ``DiceSource``: ``poll(engine)`` returns the rolls read since the last poll."""
+
+    def __init__(
+        self,
+        trays: Sequence[DiceTray],
+        camera: TrayCamera,
+        reader: ReadsDice,
+        clock: Callable[[], float] = time.monotonic,
+        green_hold: float = GREEN_HOLD,
+        min_confidence: float = MIN_CONFIDENCE,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_change`` is called after a poll that changed what ``status`` or ``to_json()``
+        say, so the scoreboard can be told (the tracker announces only what it changed)."""
+        self.trays = list(trays)
+        self.camera = camera
+        self.reader = reader
+        self.clock = clock
+        self.green_hold = green_hold
+        self.min_confidence = min_confidence
+        self.on_change = on_change
+        self.tasks = [TrayTask() for _ in self.trays]
+        self._battle: str | None = None
+        self._unserved: list[Want] = []  # fighters waiting for a free tray
+        # What the scoreboard reads, made whole at the end of each poll: the web reads it from
+        # another thread, and must never see a tray half changed.
+        self._status: str | None = None
+        self._json: list[dict[str, Any]] = self._trays_json()
+
+    # --- the tracker's side --------------------------------------------------------------------
+
+    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
+        now = self.clock()
+        wants, self._battle = _wants(engine)
+        open_keys = {want.key for want in wants}
+        for tray, task in zip(self.trays, self.tasks, strict=True):
+            if task.want is None:
+                continue
+            if task.phase == READ:
+                # The tracker records a roll in the same call that polled it, so a roll the game
+                # still waits for did not stick (undone on the phone, or refused): ask again.
+                if task.want.key in open_keys or now >= task.green_until:
+                    self._free(tray, task)
+            elif task.want.key not in open_keys:  # entered on the phone, or the battle moved on
+                self._free(tray, task)
+        served = {task.want.key for task in self.tasks if task.want is not None and task.phase != READ}
+        self._unserved = []
+        colours = {player.name: player.color for player in engine.players}
+        fighting = {name for want in wants for name in want.players}
+        for want in wants:
+            if want.key in served:
+                continue
+            index = self._choose_tray(want, colours, fighting)
+            if index is None:
+                self._unserved.append(want)
+            else:
+                self._assign(index, want, colours, now)
+        rolls: list[dict[str, Any]] = []
+        for tray, task in zip(self.trays, self.tasks, strict=True):
+            if task.phase in (WAITING, ROLLING, PROBLEM):
+                roll = self._watch(tray, task, now)
+                if roll is not None:
+                    rolls.append(roll)
+            tray.render(now)
+        status, shown = self._describe(), self._trays_json()
+        changed = (status, shown) != (self._status, self._json)
+        self._status, self._json = status, shown
+        if changed and self.on_change is not None:
+            self.on_change()
+        return rolls
+
+    # --- which tray for which fighter ----------------------------------------------------------
+
+    @staticmethod
+    def _free_for(task: TrayTask, want: Want) -> bool:
+        if task.want is None:
+            return True
+        # A read tray is kept green a moment, unless the same battle asks again (a tie).
+        return task.phase == READ and want.later_round_of(task.want)
+
+    def _choose_tray(self, want: Want, colours: dict[str, str], fighting: set[str]) -> int | None:
+        """The tray whose seat is one of the fighter's players; else the one that read for this
+        fighter before; else one that is no player's seat in this game; else the seat of a player
+        who is not fighting. Never the seat of another fighter's player."""
+        free = [i for i, task in enumerate(self.tasks) if self._free_for(task, want)]
+        seat_of = {i: self._seat(i, colours) for i in free}
+        own = [i for i in free if seat_of[i] in want.players]
+        before = [i for i in free if want.fighter in self.tasks[i].served and seat_of[i] is None]
+        nobody = [i for i in free if seat_of[i] is None]
+        bystander = [i for i in free if seat_of[i] is not None and seat_of[i] not in fighting]
+        for choice in (own, before, nobody, bystander):
+            if choice:
+                return choice[0]
+        return None
+
+    def _seat(self, index: int, colours: dict[str, str]) -> str | None:
+        """The player this tray is the seat of in this game, if any."""
+        colour = self.trays[index].pins.colour
+        return next((name for name, c in colours.items() if c == colour), None)
+
+    def _assign(self, index: int, want: Want, colours: dict[str, str], now: float) -> None:
+        tray, task = self.trays[index], self.tasks[index]
+        seat = self._seat(index, colours)
+        roller = seat if seat in want.players else want.players[0]
+        assert roller is not None
+        task.want, task.roller, task.colour = want, roller, colours[roller]
+        task.phase, task.message, task.dice = WAITING, "", ()
+        task.served.add(want.fighter)
+        tray.rearm(now)
+        tray.show(Light(WAITING, LED_COLOURS[task.colour], want.dice, now), Beeps(want.dice, BEEP, now))
+
+    def _free(self, tray: DiceTray, task: TrayTask) -> None:
+        task.want, task.phase, task.message, task.dice = None, IDLE, "", ()
+        tray.show(Light(OFF_LIGHT), SILENT)
+
+    # --- watching a tray -----------------------------------------------------------------------
+
+    def _watch(self, tray: DiceTray, task: TrayTask, now: float) -> dict[str, Any] | None:
+        presses = tray.take_presses(now)
+        motion = tray.motion(now)
+        if motion == SHAKING:  # the dice are moving: a press now means nothing yet
+            if task.phase != ROLLING:
+                task.phase, task.message = ROLLING, ""
+                tray.show(Light(ROLLING, LED_COLOURS[task.colour], since=now), SILENT)
+            return None
+        if motion != SETTLED and presses == 0:
+            return None
+        tray.rearm(now)
+        return self._read(tray, task, now)
+
+    def _read(self, tray: DiceTray, task: TrayTask, now: float) -> dict[str, Any] | None:
+        want = task.want
+        assert want is not None
+        try:
+            reading = self.reader.read(self.camera(tray.index), expected=want.dice)
+        except Exception as error:  # a camera or model failure must not stop the camera loop
+            failed = f"tray {tray.number} could not be read ({error})"
+            self._problem(tray, task, now, f"{failed}: press its button to try again")
+            return None
+        problem = reading_problem(reading, want.dice, task.roller, tray.number, self.min_confidence)
+        if problem is not None:
+            self._problem(tray, task, now, problem)
+            return None
+        dice = sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
+        values = tuple(die.value for die in dice if die.value is not None)
+        task.phase, task.message, task.dice = READ, "", values
+        task.green_until = now + self.green_hold
+        tray.show(Light(READ, since=now), Beeps(1, BEEP, now))
+        return {
+            "event": "roll",
+            "player": task.roller,
+            "dice": list(values),
+            "meta": {
+                "source": "tray",
+                "tray": tray.number,
+                "confidence": round(min(die.confidence for die in dice), 4),
+            },
+        }
+
+    def _problem(self, tray: DiceTray, task: TrayTask, now: float, message: str) -> None:
+        task.phase, task.message = PROBLEM, message
+        tray.show(Light(PROBLEM, since=now), Beeps(1, LONG_BEEP, now))
+
+    # --- what the scoreboard shows -------------------------------------------------------------
+
+    @property
+    def status(self) -> str | None:
+        """One line for the scoreboard: who rolls how many dice where, and what to do about a
+        problem; None when no battle waits and no tray is lit. As of the last poll."""
+        return self._status
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """Each tray as the scoreboard may draw it, as of the last poll."""
+        return self._json
+
+    def _describe(self) -> str | None:
+        parts: list[str] = []
+        for tray, task in zip(self.trays, self.tasks, strict=True):
+            if task.want is None:
+                continue
+            here = f"tray {tray.number}"
+            if task.phase == WAITING:
+                light = COLOUR_WORDS.get(task.colour, task.colour)
+                team = "" if task.want.label == task.roller else f" for the {task.want.label}"
+                parts.append(
+                    f"{task.roller} rolls {dice_word(task.want.dice)}{team} in {here} "
+                    f"(blinking {light} {task.want.dice} time{'s' if task.want.dice > 1 else ''})"
+                )
+            elif task.phase == ROLLING:
+                parts.append(f"{task.roller}'s dice are rolling in {here}")
+            elif task.phase == PROBLEM:
+                parts.append(task.message)
+            elif task.phase == READ:
+                parts.append(f"{here} read {task.roller}'s dice: {', '.join(map(str, task.dice))}")
+        for want in self._unserved:
+            parts.append(f"{want.label} rolls {dice_word(want.dice)} once a tray is free")
+        if not parts:
+            return None
+        lead = f"{self._battle}: " if self._battle else ""
+        tail = "" if self._battle is None else " (or enter the rolls on the phone)"
+        return lead + "; ".join(parts) + tail
+
+    def _trays_json(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "tray": tray.number,
+                "phase": task.phase,
+                "fighter": task.want.label if task.want else None,
+                "player": task.roller if task.want else None,
+                "colour": task.colour if task.want else None,
+                "dice": task.want.dice if task.want else None,
+                "read": list(task.dice) if task.phase == READ else None,
+                "message": task.message or None,
+            }
+            for tray, task in zip(self.trays, self.tasks, strict=True)
+        ]
+
+    def close(self) -> None:
+        for tray in self.trays:
+            tray.close()
