@@ -77,3 +77,18 @@ def site(tmp_path: Path) -> Iterator[Site]:
     made = make_site(tmp_path / "state")
     yield made
     made.table.store.close()
+
+
+@pytest.fixture
+def factory() -> Iterator[Any]:
+    """gpiozero's mock pins (with PWM, for the trays' LEDs) as every device's factory, for one test."""
+    from gpiozero import Device
+
+    from companion.devices.pins import make_pin_factory
+
+    made = make_pin_factory("mock")
+    before = Device.pin_factory
+    Device.pin_factory = made
+    yield made
+    Device.pin_factory = before
+    made.reset()

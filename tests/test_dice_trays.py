@@ -6,17 +6,14 @@ readings each test chooses (the real one is built and tested on its own)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 from conftest import RECORDS, record_lines
-from gpiozero import Device
 from tray_kit import FakeClock, Hands, blinks, led_colour
 
 from companion.devices.config import trays_config
-from companion.devices.pins import make_pin_factory
 from companion.devices.signals import GREEN, OFF_LIGHT, PROBLEM, READ, RED, ROLLING, WAITING, WHITE
 from companion.devices.tray import DiceTray, build_trays
 from companion.games.starwars.engine import StarWarsGame
@@ -131,16 +128,6 @@ class Table:
 
     def close(self) -> None:
         self.flow.close()
-
-
-@pytest.fixture
-def factory() -> Iterator[Any]:
-    made = make_pin_factory("mock")
-    before = Device.pin_factory
-    Device.pin_factory = made
-    yield made
-    Device.pin_factory = before
-    made.reset()
 
 
 TWO_TRAYS = [

@@ -6,11 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from gpiozero import LED, Device
+from gpiozero import LED
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from tray_kit import FakeClock, Hands, led_colour
 
@@ -22,16 +21,6 @@ from companion.devices.tray import DiceTray, build_trays
 from companion.errors import UserError
 
 PINS = TrayPins(button=17, led=(5, 6, 13), vibration=27, buzzer=19)
-
-
-@pytest.fixture
-def factory() -> Iterator[Any]:
-    made = make_pin_factory("mock")
-    before = Device.pin_factory
-    Device.pin_factory = made
-    yield made
-    Device.pin_factory = before
-    made.reset()
 
 
 @pytest.fixture
