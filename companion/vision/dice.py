@@ -1,7 +1,8 @@
 """Read a dice tray: find each die, read its top face and its colour, or say why not.
 
-The finder (models/dice.onnx) marks where dice lie and where a hand covers the tray; each die is
-cut out at full resolution and the reader gives its value with a probability. Around the model
+The finder (models/dice.onnx) marks where dice lie; each die is cut out at full resolution and
+the reader gives its value with a probability. (The finder's hand map did not learn, so a hand
+is found by a skin-colour rule here; models/dice.md.) Around the model
 stay a few plain rules that say when a reading must not be used: a hand, a blurred frame, no
 dice, more dice than expected, a die cut by the picture's edge, a die that leans or that the
 reader is not sure of. A value is given only when it is sure; otherwise the die is kept with
