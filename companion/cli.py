@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from companion import __version__
+from companion.dice_cli import add_dice_command
 from companion.errors import UserError
 from companion.record import BadRecord, dump_record, parse_record, read_record, replay
 from companion.replay import replay_json, scoreboard_text
@@ -291,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     enroll.add_argument("--check", action="store_true", help="only check the pictures; keep nothing")
     enroll.set_defaults(run=_enroll)
+
+    add_dice_command(commands)
     return parser
 
 

@@ -1,0 +1,298 @@
+"""Read a dice tray: find each die, read its top face and its colour, or say why not.
+
+The finder (models/dice.onnx) marks where dice lie; each die is cut out at full resolution and
+the reader gives its value with a probability. (The finder's hand map did not learn, so a hand
+is found by a skin-colour rule here; models/dice.md.) Around the model
+stay a few plain rules that say when a reading must not be used: a hand, a blurred frame, no
+dice, more dice than expected, a die cut by the picture's edge, a die that leans or that the
+reader is not sure of. A value is given only when it is sure; otherwise the die is kept with
+``value`` None and the tray's status tells a person what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.dice_model import (
+    NONE,
+    UNREADABLE,
+    Candidate,
+    DiceModel,
+    crop_side,
+    cut_out,
+    peaks,
+)
+from companion.vision.dice_reading import Die, TrayReading
+
+# How sure the finder must be that a die is centred here to look closer (kept low: the reader
+# then throws out what is not a die).
+FIND_THRESHOLD = 0.2
+# How likely a spot must be a die (anything but "none") to count as one: when its value is read,
+# and when it is not (a spot the reader can neither read nor rule out is more often a cable's
+# end or a laptop's key than a die: set on the training photographs).
+DIE_THRESHOLD = 0.5
+DIE_UNREAD = 0.9
+# How likely the value must be to be given; below it the die is unreadable. Set on the
+# training photographs and the tuning trays, never on the held-out ones (models/dice.md).
+SURE = 0.8
+# A hand: one skin-coloured patch between these shares of the picture (more is the tray itself,
+# when its wood or felt has a skin colour), at least HAND_DICE dice big. The shared training
+# photographs, all on light wood, never showed a patch above 1 %.
+HAND_SHARE = (0.03, 0.6)
+HAND_DICE = 3.0
+# Skin in YCrCb: wide, for light to dark skin under warm or cold light.
+SKIN_LOW, SKIN_HIGH = (40, 138, 77), (255, 175, 122)
+# Sharpness (see ``sharpness``) below which a die, or a whole frame, is blurred. Set by
+# models/tune_dice.py on the training photographs and tuning trays: sharp dice read there never
+# fell below 0.18 and sharp frames (bare trays included) never below 0.124, while frames blurred
+# by 3-4 px stayed under 0.11.
+BLURRED_DIE = 0.15
+BLURRED_FRAME = 0.115
+# A die whose body comes this close (pixels) to the picture's edge may be cut by it.
+EDGE_PX = 2.0
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What the reader makes of one spot the finder marked."""
+
+    die: Die
+    centre_x: float
+    leans: bool  # the reader sees no top face (cocked, or not lying flat)
+    unsure: bool  # a face, but not one value surely
+    blurred: bool
+    on_edge: bool
+    centre: tuple[float, float]  # the top face's, as found
+    body: tuple[float, float, float, float]  # x0, y0, x1, y1 of the die's body, as found
+    rank: tuple[bool, float]  # which of two spots on one die to keep: a read value, then sureness
+
+    def covers(self, x: float, y: float) -> bool:
+        return self.body[0] <= x <= self.body[2] and self.body[1] <= y <= self.body[3]
+
+
+class DiceReader:
+    """Reads BGR pictures of a tray with models/dice.onnx (the ReadsDice protocol)."""
+
+    def __init__(self, model: DiceModel | None = None) -> None:
+        self.model = model if model is not None else DiceModel()
+
+    def read(self, picture: np.ndarray, expected: int | None = None) -> TrayReading:
+        picture = _as_bgr(picture)
+        maps, scale = self.model.find(picture)
+        candidates = _apart(peaks(maps, scale, FIND_THRESHOLD))
+        seen = _one_per_die(self._look(picture, candidates))
+        seen.sort(key=lambda s: s.centre_x)
+        return _judge(picture, seen, expected)
+
+    def _look(self, picture: np.ndarray, candidates: list[Candidate]) -> list[_Seen]:
+        if not candidates:
+            return []
+        sides = [crop_side(c.width, c.height) for c in candidates]
+        crops = np.stack(
+            [cut_out(picture, c.x, c.y, side) for c, side in zip(candidates, sides, strict=True)]
+        )
+        probs, boxes = self.model.read(crops)
+        height, width = picture.shape[:2]
+        seen = []
+        for c, side, p, box, crop in zip(candidates, sides, probs, boxes, crops, strict=True):
+            if 1.0 - float(p[NONE]) < DIE_THRESHOLD:
+                continue
+            best = int(np.argmax(p[:UNREADABLE]))
+            confidence = float(p[best])
+            leans = float(p[UNREADABLE]) > confidence
+            blurred = sharpness(crop) < BLURRED_DIE
+            on_edge = (
+                c.x - c.width / 2 < EDGE_PX
+                or c.y - c.height / 2 < EDGE_PX
+                or c.x + c.width / 2 > width - EDGE_PX
+                or c.y + c.height / 2 > height - EDGE_PX
+            )
+            unsure = confidence < SURE
+            value = None if (leans or unsure or blurred or on_edge) else best + 1
+            if value is None and 1.0 - float(p[NONE]) < DIE_UNREAD:
+                continue
+            if value is None:
+                # the box of the die as found; the confidence is that of it being a die at all
+                box_px = _box(c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
+                confidence = 1.0 - float(p[NONE])
+            else:
+                # the reader's box around the face's pips, in the picture's pixels
+                left, top = c.x - side / 2, c.y - side / 2
+                box_px = _box(
+                    *(left + box[0] * side, top + box[1] * side, left + box[2] * side, top + box[3] * side)
+                )
+            box_px = _inside(box_px, width, height)
+            colour = colour_name(crop)
+            body = (c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
+            rank = (value is not None, 1.0 - float(p[NONE]))
+            die = Die(value, box_px, round(confidence, 4), colour)
+            seen.append(_Seen(die, c.x, leans, unsure, blurred, on_edge, (c.x, c.y), body, rank))
+        return seen
+
+
+def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> TrayReading:
+    """The tray's status and message, the most pressing first: what a person must do before
+    anything else can be read comes first."""
+    dice = tuple(s.die for s in seen)
+    if _hand(picture, seen):
+        return TrayReading(dice, "hand", "a hand is over the tray: take it away and let the dice settle")
+    if any(s.blurred for s in seen) or sharpness(picture) < BLURRED_FRAME:
+        return TrayReading(
+            dice, "blurred", "the picture is blurred: wait until the dice lie still, or clean the lens"
+        )
+    if not seen:
+        return TrayReading(dice, "no-dice", "no dice in the tray: roll the dice into it")
+    if expected is not None and len(seen) > expected:
+        return TrayReading(
+            dice,
+            "too-many-dice",
+            f"{len(seen)} dice in the tray but {expected} rolled: take out the dice not in this roll",
+        )
+    edge = [k for k, s in enumerate(seen) if s.on_edge]
+    if edge:
+        return TrayReading(
+            dice,
+            "die-on-edge",
+            f"{_which(edge[0], len(seen))} is at the edge of the picture: move it into the tray",
+        )
+    for k, s in enumerate(seen):
+        if s.leans:
+            return TrayReading(dice, "unreadable-die", f"{_which(k, len(seen))} leans: roll it again")
+        if s.die.value is None:
+            return TrayReading(
+                dice, "unreadable-die", f"{_which(k, len(seen))} cannot be read: roll it again"
+            )
+    return TrayReading(dice)
+
+
+def _which(index: int, count: int) -> str:
+    """A die named by its place: "the die", "the second die from the left", ...."""
+    if count == 1:
+        return "the die"
+    if index == count - 1:
+        return "the die on the right" if count == 2 else "the last die on the right"
+    ordinal = ORDINALS[index] if index < len(ORDINALS) else f"die number {index + 1}"
+    return f"the {ordinal} die from the left"
+
+
+def _hand(picture: np.ndarray, seen: list[_Seen]) -> bool:
+    """Whether a hand is over the tray: the largest skin-coloured patch (YCrCb) takes a hand's
+    share of the picture and is far bigger than a die. The finder's own hand map is not used:
+    trained on rendered hands only, it did not learn them (models/dice.md)."""
+    height, width = picture.shape[:2]
+    factor = min(1.0, 320 / max(height, width))
+    small = (
+        cv2.resize(picture, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        if factor < 1
+        else picture
+    )
+    mask = cv2.inRange(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), SKIN_LOW, SKIN_HIGH)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count < 2:
+        return False
+    share = float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
+    die_share = max((s.die.box[2] * s.die.box[3] for s in seen), default=0) / (height * width)
+    return HAND_SHARE[0] < share < HAND_SHARE[1] and share > HAND_DICE * die_share
+
+
+def sharpness(image: np.ndarray) -> float:
+    """How sharp a picture is, whatever its contrast: the spread of the Laplacian (the finest
+    detail) over the spread of a once-blurred copy's gradient (the coarse detail). A blurred
+    picture has lost the first and kept the second; plain noise on a bare tray has little of
+    either, and the small constant keeps it from counting as sharp or blurred."""
+    grey = (
+        cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        if image.ndim == 3
+        else image.astype(np.float32)
+    )
+    if max(grey.shape) > 320:  # a whole frame: judged at the finder's scale, where dice are a few pixels
+        factor = 320 / max(grey.shape)
+        grey = np.asarray(
+            cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), np.float32
+        )
+    fine = float(cv2.Laplacian(grey, cv2.CV_32F).std())
+    smooth = cv2.GaussianBlur(grey, (0, 0), 2.0)
+    coarse = float(np.hypot(cv2.Sobel(smooth, cv2.CV_32F, 1, 0), cv2.Sobel(smooth, cv2.CV_32F, 0, 1)).std())
+    return fine / (fine + coarse + 8.0) if coarse > 0 else 1.0
+
+
+def colour_name(crop: np.ndarray) -> str:
+    """The body colour of the die in the middle of a crop: the middle's pixels split in two by
+    brightness (body and pips), the bigger part's mean colour named by hue, or by brightness
+    when it has little colour."""
+    size = crop.shape[0]
+    # the middle of the crop lies on the top face (a die fills 1/CROP_SCALE of the crop)
+    inner = crop[size * 3 // 10 : size * 7 // 10, size * 3 // 10 : size * 7 // 10].reshape(-1, 3)
+    grey = inner.astype(np.float32).mean(axis=1)
+    threshold = float(grey.mean())
+    bright, dark = inner[grey >= threshold], inner[grey < threshold]
+    body = bright if len(bright) >= len(dark) else dark
+    mean = body.astype(np.float32).mean(axis=0)
+    hsv = cv2.cvtColor(np.array([[np.clip(mean, 0, 255)]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0]
+    hue, saturation, value = int(hsv[0]), int(hsv[1]), int(hsv[2])
+    if saturation < 70 or value < 50:
+        if value >= 140:
+            return "white"
+        return "black" if value < 80 else "grey"
+    for limit, name in (
+        (8, "red"),
+        (20, "orange"),
+        (35, "yellow"),
+        (85, "green"),
+        (130, "blue"),
+        (165, "purple"),
+    ):
+        if hue < limit:
+            return name
+    return "red"
+
+
+def _apart(candidates: list[Candidate]) -> list[Candidate]:
+    """One spot per die: a weaker spot within half a die of a stronger one is the same die."""
+    kept: list[Candidate] = []
+    for c in candidates:  # strongest first
+        reach = 0.5 * max(c.width, c.height)
+        if all(np.hypot(c.x - k.x, c.y - k.y) > max(reach, 0.5 * max(k.width, k.height)) for k in kept):
+            kept.append(c)
+    return kept
+
+
+def _one_per_die(seen: list[_Seen]) -> list[_Seen]:
+    """A die seen at a slant shows a side face beside its top face, and the finder may mark
+    both: of two spots where either lies on the other's body, the one read (then the surer)
+    is the die."""
+    kept: list[_Seen] = []
+    for s in sorted(seen, key=lambda s: s.rank, reverse=True):
+        if not any(k.covers(*s.centre) or s.covers(*k.centre) for k in kept):
+            kept.append(s)
+    return kept
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+    left, top = round(x0), round(y0)
+    return left, top, max(1, round(x1) - left), max(1, round(y1) - top)
+
+
+def _inside(box: tuple[int, int, int, int], width: int, height: int) -> tuple[int, int, int, int]:
+    x, y, w, h = box
+    x0, y0 = min(max(x, 0), width - 1), min(max(y, 0), height - 1)
+    x1, y1 = min(max(x + w, x0 + 1), width), min(max(y + h, y0 + 1), height)
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def _as_bgr(picture: np.ndarray) -> np.ndarray:
+    if picture.ndim == 2:
+        return cv2.cvtColor(picture, cv2.COLOR_GRAY2BGR)
+    if picture.ndim == 3 and picture.shape[2] == 4:
+        return cv2.cvtColor(picture, cv2.COLOR_BGRA2BGR)
+    if picture.ndim != 3 or picture.shape[2] != 3 or min(picture.shape[:2]) < 16:
+        raise ValueError(
+            f"a tray picture is a BGR image at least 16 pixels a side, not an array of shape {picture.shape}"
+        )
+    return picture

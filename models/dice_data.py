@@ -1,0 +1,305 @@
+"""The dice reader's data: the shared real photographs, split once for all, and rendered trays.
+
+The real photographs (../shared/data/dice-photos, MIT, (c) 2021 Matteo Anthony Penlington) are
+split by a hash of the file name: about 22 % are held out, never trained or tuned on, and only
+``models.evaluate_dice --split held-out`` reads them. The split does not depend on the order of
+files, on what else is in the folder or on a random seed.
+
+Rendered trays (companion/sim/dice_tray.py) come from disjoint seed ranges: training,
+tuning the reader's thresholds, and the held-out figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.sim.dice_tray import RenderedTray, render_tray
+from companion.vision.dice_model import Candidate
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
+HELD_OUT_PERCENT = 22
+
+# Seeds of rendered trays: training, tuning (thresholds), held-out figures.
+SYNTHETIC_SEEDS = {
+    "train": range(0, 100_000),
+    "tune": range(200_000, 300_000),
+    "held-out": range(500_000, 600_000),
+}
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    value: int  # 1-6
+    box: tuple[float, float, float, float]  # x, y, w, h in pixels (the labels' box: around the pips)
+
+
+@dataclass(frozen=True)
+class Photo:
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+
+def held_out(name: str) -> bool:
+    """Whether a photograph (by its file name) belongs to the held-out split."""
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 100 < HELD_OUT_PERCENT
+
+
+def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
+    """The labelled photographs of ``split`` ("train", "held-out" or "all"), sorted by name.
+    Labels are YOLO lines (class = value - 1, centre and size as fractions); a photograph
+    without a label file shows no die."""
+    if split not in ("train", "held-out", "all"):
+        raise ValueError(f"no split {split!r}")
+    result = []
+    for path in sorted(folder.glob("*.jpg")):
+        if split != "all" and held_out(path.name) != (split == "held-out"):
+            continue
+        image = cv2.imread(str(path))
+        if image is None:
+            continue
+        height, width = image.shape[:2]
+        dice = []
+        label_path = path.with_suffix(".txt")
+        if label_path.is_file():
+            for line in label_path.read_text().split("\n"):
+                parts = line.split()
+                if len(parts) != 5:
+                    continue
+                klass, cx, cy, w, h = int(parts[0]), *map(float, parts[1:])
+                box = ((cx - w / 2) * width, (cy - h / 2) * height, w * width, h * height)
+                dice.append(LabelledDie(klass + 1, box))
+        result.append(Photo(path, tuple(dice)))
+    return result
+
+
+def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Intersection over union of two x, y, w, h boxes."""
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
+
+
+# --- training samples (numpy and OpenCV only; train_dice.py adds torch) ---------------------
+
+HEAVY_BLUR = 2.5  # a rendered die blurred more than this (sigma, px) is labelled unreadable
+BARE_KEPT = 3  # patches of bare tray (or of whatever lies there) kept per picture as "none"
+STRAYS_KEPT = 10  # spots the finder takes for dice where none lies, kept per picture as "none"
+
+
+@dataclass(frozen=True)
+class TrayDie:
+    """A die of a training tray in picture pixels: top face centre, body size (0 when not known:
+    the real labels draw only the pips), the pip box (None when it has no value) and the
+    reader's class (0-5 for 1-6, or UNREADABLE)."""
+
+    x: float
+    y: float
+    body: float
+    read_box: tuple[float, float, float, float] | None
+    label: int
+
+
+@dataclass
+class FinderSample:
+    picture: np.ndarray  # full size, BGR
+    image: np.ndarray  # the finder's view: shrunk to FIND_PX on the long side
+    scale: float
+    dice: list[tuple[float, float, float, float, bool]]  # in finder pixels: x, y, w, h, size known
+    hand: np.ndarray | None  # finder-scale mask
+    tray_dice: list[TrayDie]
+
+
+@dataclass(frozen=True)
+class ReadSample:
+    patch: np.ndarray  # PATCH px square, 1.5 crops wide, centred on the spot
+    label: int
+    box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 in PATCH pixels
+
+
+def _shrink(picture: np.ndarray) -> tuple[np.ndarray, float]:
+    from companion.vision.dice_model import FIND_PX
+
+    height, width = picture.shape[:2]
+    scale = FIND_PX / max(height, width)
+    size = (round(width * scale), round(height * scale))
+    return cv2.resize(picture, size, interpolation=cv2.INTER_AREA), scale
+
+
+def real_finder_samples() -> list[FinderSample]:
+    """The training split of the real photographs (never the held-out one)."""
+    samples = []
+    for photo in photos("train"):
+        picture = cv2.imread(str(photo.path))
+        image, scale = _shrink(picture)
+        dice, tray_dice = [], []
+        for die in photo.dice:
+            x, y, w, h = die.box
+            cx, cy = x + w / 2, y + h / 2
+            dice.append((cx * scale, cy * scale, w * scale, h * scale, False))
+            tray_dice.append(TrayDie(cx, cy, 0.0, die.box, die.value - 1))
+        samples.append(FinderSample(picture, image, scale, dice, None, tray_dice))
+    return samples
+
+
+def synthetic_tray(seed: int) -> RenderedTray:
+    """The rendered training or tuning tray of ``seed``: how many dice, hands, cut dice, blur
+    and cocked dice are drawn by the seed."""
+    rng = np.random.default_rng([seed, 7])
+    dice = int(rng.integers(0, 7)) if rng.random() < 0.9 else int(rng.integers(7, 11))
+    return render_tray(
+        seed,
+        dice=dice,
+        cocked=0.1,
+        cut=bool(rng.random() < 0.12),
+        hand=bool(rng.random() < 0.12),
+        blur=float(rng.uniform(HEAVY_BLUR, 5)) if rng.random() < 0.06 else None,
+    )
+
+
+def tray_sample(tray: RenderedTray) -> FinderSample:
+    from companion.vision.dice_model import UNREADABLE
+
+    image, scale = _shrink(tray.image)
+    dice, tray_dice = [], []
+    for die in tray.dice:
+        x, y, w, h = die.body
+        if w < 2 or h < 2:
+            continue
+        if die.cut:  # the finder is to mark what shows of it
+            cx, cy = x + w / 2, y + h / 2
+        else:
+            cx, cy = die.centre
+        dice.append((cx * scale, cy * scale, w * scale, h * scale, True))
+        hidden = (
+            tray.hand is not None
+            and tray.hand[
+                int(min(max(cy, 0), tray.hand.shape[0] - 1)), int(min(max(cx, 0), tray.hand.shape[1] - 1))
+            ]
+            > 0
+        )
+        readable = die.value is not None and not die.cut and not hidden and tray.blur < HEAVY_BLUR
+        label = die.value - 1 if readable and die.value is not None else UNREADABLE
+        box = tuple(float(v) for v in die.read_box) if readable else None
+        tray_dice.append(TrayDie(cx, cy, float(max(w, h)), box, label))  # type: ignore[arg-type]
+    hand = None
+    if tray.hand is not None:
+        hand = cv2.resize(tray.hand, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_AREA)
+    return FinderSample(tray.image, image, scale, dice, hand, tray_dice)
+
+
+def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSample]:
+    """``count`` rendered trays of ``split``'s seeds, cached in build/ (they take a while)."""
+    import pickle
+
+    first = SYNTHETIC_SEEDS[split].start
+    cache = ROOT / "build" / f"dice-{split}-{first}-{count}.pickle"
+    if cache.is_file():
+        with cache.open("rb") as file:
+            trays: list[RenderedTray] = pickle.load(file)
+    else:
+        started = time.monotonic()
+        trays = []
+        for seed in range(first, first + count):
+            trays.append(synthetic_tray(seed))
+            if len(trays) % 200 == 0:
+                print(
+                    f"rendered {len(trays)} trays, {time.monotonic() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        cache.parent.mkdir(exist_ok=True)
+        with cache.open("wb") as file:
+            pickle.dump(trays, file)
+    return [tray_sample(tray) for tray in trays]
+
+
+def harvest(
+    samples: list[FinderSample], find: Callable[[np.ndarray], list[Candidate]], patch: int
+) -> list[ReadSample]:
+    """What the reader is trained on: every spot the finder finds, labelled by the die it lands
+    on (or ``none``), every labelled die at its own centre, and a few patches of bare tray per
+    picture; each cut as the reader will see it, 1.5 times as wide so it can be shifted."""
+    from companion.vision.dice_model import NONE, crop_side, cut_out
+
+    rng = np.random.default_rng(3)
+    result: list[ReadSample] = []
+
+    def keep(picture: np.ndarray, x: float, y: float, side: float, die: TrayDie | None) -> None:
+        wide = side * 1.5
+        box = None
+        if die is not None and die.read_box is not None:
+            bx, by, bw, bh = die.read_box
+            k = patch / wide
+            left, top = x - wide / 2, y - wide / 2
+            box = ((bx - left) * k, (by - top) * k, (bx + bw - left) * k, (by + bh - top) * k)
+        label = NONE if die is None else die.label
+        result.append(ReadSample(cut_out(picture, x, y, wide, patch), label, box))
+
+    for sample in samples:
+        found = find(sample.picture)
+        sizes = [crop_side(c.width, c.height) for c in found]
+        typical = float(np.median(sizes)) if sizes else 80.0
+        matched: dict[int, float] = {}
+        strays = 0
+        for candidate, side in zip(found, sizes, strict=True):
+            die_index = _nearest(sample.tray_dice, candidate.x, candidate.y)
+            if die_index is None and _on_a_die(sample.tray_dice, candidate.x, candidate.y):
+                continue  # on a die but off its top face (a side face): neither right nor "none"
+            if die_index is None:
+                strays += 1
+                if strays > STRAYS_KEPT:  # the likeliest are the ones worth learning from
+                    continue
+            else:
+                matched.setdefault(die_index, side)
+            die = sample.tray_dice[die_index] if die_index is not None else None
+            keep(sample.picture, candidate.x, candidate.y, side, die)
+        for index, die in enumerate(sample.tray_dice):
+            side = matched.get(index, crop_side(die.body, die.body) if die.body else typical)
+            keep(sample.picture, die.x, die.y, side, die)
+        height, width = sample.picture.shape[:2]
+        bare = 0
+        for _ in range(60):
+            x, y = rng.uniform(0, width), rng.uniform(0, height)
+            if all(math.hypot(x - d.x, y - d.y) > typical for d in sample.tray_dice):
+                keep(sample.picture, x, y, typical * rng.uniform(0.7, 1.4), None)
+                bare += 1
+                if bare == BARE_KEPT:
+                    break
+    return result
+
+
+def _nearest(dice: list[TrayDie], x: float, y: float) -> int | None:
+    """The die whose top face centre is within reach of (x, y): a third of its body, or of the
+    pip box's larger side (at least 6 px) when the body is not known."""
+    best, best_distance = None, math.inf
+    for index, die in enumerate(dice):
+        reach = die.body / 3 if die.body else max(6.0, max(die.read_box[2:]) / 2 if die.read_box else 6.0)
+        distance = math.hypot(die.x - x, die.y - y)
+        if distance <= reach and distance < best_distance:
+            best, best_distance = index, distance
+    return best
+
+
+def _on_a_die(dice: list[TrayDie], x: float, y: float) -> bool:
+    """Whether (x, y) falls on some die's body (for real dice, whose body is not labelled:
+    within 1.2 pip boxes of the face's centre, and at least 25 px)."""
+    for die in dice:
+        reach = (
+            die.body * 0.6 if die.body else max(25.0, 1.2 * max(die.read_box[2:]) if die.read_box else 25.0)
+        )
+        if math.hypot(die.x - x, die.y - y) <= reach:
+            return True
+    return False

@@ -1,0 +1,438 @@
+"""Train the dice model (the finder and the reader, companion/vision/dice_model.py) and export
+both into models/dice.onnx.
+
+Needs the optional ``train`` extra (torch); the companion runs the exported file with
+onnxruntime only.
+
+    python -m models.train_dice --synthetic 1200
+
+Data: the training split of the shared real photographs (models/dice_data.py; the held-out
+split is never read here) and rendered trays of the training seeds. First the finder is
+trained on whole trays; then it is run over the same trays, and every spot it finds (plus every
+labelled die it missed) is cut out as the reader will see it, labelled by the die it matches
+(or ``none``), and the reader is trained on those crops. Rendered trays are kept in build/ so a
+second run does not render them again. Writes models/dice.onnx, models/dice.labels.json and
+the weights to build/dice-finder.pt and build/dice-reader.pt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from companion.vision.dice_model import (
+    CROP_PX,
+    FIND_PX,
+    READ_CLASSES,
+    STRIDE,
+    Candidate,
+    finder_input,
+    peaks,
+)
+from models.dice_data import (
+    FinderSample,
+    ReadSample,
+    harvest,
+    real_finder_samples,
+    synthetic_finder_samples,
+)
+
+HERE = Path(__file__).resolve().parent
+PATCH = 72  # reader crops are kept this big (1.5 crops) so that augmenting can shift and turn them
+
+
+def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+def pointwise(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Finder(nn.Module):
+    """A small encoder-decoder: stride 16 to see a whole die and its surroundings, back up to
+    stride 4 to place the centre; 6 maps (centre, x and y offsets, log body width and height,
+    hand). Kept lean: it runs on a whole tray on one core of a Pi."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s4 = nn.Sequential(conv(3, 16, 2), conv(16, 24, 2), conv(24, 24))
+        self.s8 = nn.Sequential(conv(24, 40, 2), conv(40, 40))
+        self.s16 = nn.Sequential(conv(40, 64, 2), conv(64, 64), conv(64, 64))
+        self.up8 = nn.Sequential(pointwise(64 + 40, 40), conv(40, 40))
+        self.up4 = nn.Sequential(pointwise(40 + 24, 24), conv(24, 24))
+        self.head = nn.Conv2d(24, 6, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a4 = self.s4(x / 255.0 - 0.5)
+        a8 = self.s8(a4)
+        a16 = self.s16(a8)
+        b8 = self.up8(torch.cat([F.interpolate(a16, scale_factor=2.0, mode="nearest"), a8], 1))
+        b4 = self.up4(torch.cat([F.interpolate(b8, scale_factor=2.0, mode="nearest"), a4], 1))
+        out: torch.Tensor = self.head(b4)
+        return out
+
+
+class Reader(nn.Module):
+    """A small CNN over one die's crop: class logits (READ_CLASSES) and the pip box."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv(3, 16),
+            conv(16, 32, 2),
+            conv(32, 32),
+            conv(32, 48, 2),
+            conv(48, 48),
+            conv(48, 64, 2),
+            conv(64, 96),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+        )
+        self.classes = nn.Linear(96, len(READ_CLASSES))
+        self.box = nn.Linear(96, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.features(x / 255.0 - 0.5)
+        return self.classes(f), self.box(f)
+
+
+class Exported(nn.Module):
+    """What ships: NHWC inputs in 0..255 as OpenCV gives them; the finder's centre and hand
+    maps and the reader's classes as probabilities, its box as fractions of the crop."""
+
+    def __init__(self, finder: Finder, reader: Reader) -> None:
+        super().__init__()
+        self.finder, self.reader = finder, reader
+
+    def forward(
+        self, tray: torch.Tensor, crops: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        maps = self.finder(tray.permute(0, 3, 1, 2))
+        maps = torch.cat([torch.sigmoid(maps[:, :1]), maps[:, 1:5], torch.sigmoid(maps[:, 5:])], 1)
+        logits, box = self.reader(crops.permute(0, 3, 1, 2))
+        return maps, F.softmax(logits, dim=1), box
+
+
+# --- photometric changes shared by both networks: other light, other dice colours -----------
+
+
+def recolour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Gain, colour cast, at times the channels swapped or the picture inverted (a white die
+    with black pips becomes a dark one with light pips), noise; float32."""
+    out = image.astype(np.float32)
+    if rng.random() < 0.3:
+        out = out[..., rng.permutation(3)]
+    if rng.random() < 0.12:
+        out = 255 - out
+    if rng.random() < 0.1:
+        out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
+    out = out * rng.uniform(0.6, 1.35) * rng.uniform(0.85, 1.15, 3) + rng.normal(0, 10)
+    out += rng.normal(0, 1, out.shape).astype(np.float32) * rng.uniform(0, 6)
+    return np.clip(out, 0, 255)
+
+
+# --- the finder ---------------------------------------------------------------------------
+
+FIND_TRAIN_PX = 128
+
+
+def finder_batch(samples: list[FinderSample], rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+    """Random 192 px squares of the trays at a random scale, turned and flipped, and their target
+    maps: centre (Gaussian), offsets and log sizes at each centre cell, the hand mask."""
+    n, cells = len(samples), FIND_TRAIN_PX // STRIDE
+    images = np.zeros((n, FIND_TRAIN_PX, FIND_TRAIN_PX, 3), np.float32)
+    heat = np.zeros((n, cells, cells), np.float32)
+    regress = np.zeros((n, 4, cells, cells), np.float32)
+    at_centre = np.zeros((n, cells, cells), np.float32)
+    has_size = np.zeros((n, cells, cells), np.float32)
+    hand = np.zeros((n, cells, cells), np.float32)
+    yy, xx = np.mgrid[0:cells, 0:cells].astype(np.float32)
+    for k, sample in enumerate(samples):
+        scale = math.exp(rng.uniform(math.log(0.65), math.log(1.5)))
+        h, w = sample.image.shape[:2]
+        # a random square placement of the scaled tray (padding with its edge where it is small)
+        ox = rng.uniform(min(0, FIND_TRAIN_PX - w * scale), max(0, FIND_TRAIN_PX - w * scale))
+        oy = rng.uniform(min(0, FIND_TRAIN_PX - h * scale), max(0, FIND_TRAIN_PX - h * scale))
+        matrix = np.array([[scale, 0, ox], [0, scale, oy]], np.float32)
+        turns, flip = int(rng.integers(0, 4)), bool(rng.random() < 0.5)
+        image = cv2.warpAffine(
+            sample.image, matrix, (FIND_TRAIN_PX, FIND_TRAIN_PX), borderMode=cv2.BORDER_REPLICATE
+        )
+        if rng.random() < 0.15:
+            image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.5, 1.5))
+        images[k] = _turn(recolour(image, rng), turns, flip)
+        if sample.hand is not None:
+            mask = cv2.warpAffine(sample.hand, matrix, (FIND_TRAIN_PX, FIND_TRAIN_PX))
+            small = cv2.resize(mask, (cells, cells), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+            hand[k] = _turn(small, turns, flip)
+        for cx, cy, bw, bh, sized in sample.dice:
+            x, y = _turn_point(cx * scale + ox, cy * scale + oy, FIND_TRAIN_PX, turns, flip)
+            if not (0 <= x < FIND_TRAIN_PX and 0 <= y < FIND_TRAIN_PX):
+                continue
+            if turns % 2:
+                bw, bh = bh, bw
+            gx, gy = x / STRIDE, y / STRIDE
+            ix, iy = int(gx), int(gy)
+            sigma = max(0.6, max(bw, bh) * scale / STRIDE / 5)
+            heat[k] = np.maximum(
+                heat[k], np.exp(-((xx + 0.5 - gx) ** 2 + (yy + 0.5 - gy) ** 2) / (2 * sigma**2))
+            )
+            regress[k, :, iy, ix] = (
+                gx - ix,
+                gy - iy,
+                math.log(max(bw * scale, 1) / STRIDE),
+                math.log(max(bh * scale, 1) / STRIDE),
+            )
+            at_centre[k, iy, ix] = 1
+            has_size[k, iy, ix] = float(sized)
+            heat[k, iy, ix] = 1.0
+    tensors = (images, heat, regress, at_centre, has_size, hand)
+    return tuple(torch.from_numpy(np.ascontiguousarray(t)) for t in tensors)
+
+
+def _turn(image: np.ndarray, turns: int, flip: bool) -> np.ndarray:
+    out = np.rot90(image, turns)
+    return out[:, ::-1] if flip else out
+
+
+def _turn_point(x: float, y: float, size: int, turns: int, flip: bool) -> tuple[float, float]:
+    """Where (x, y) lands after np.rot90 by ``turns`` (counter-clockwise) then a left-right flip."""
+    for _ in range(turns):
+        x, y = y, size - x
+    return (size - x, y) if flip else (x, y)
+
+
+def finder_loss(
+    net: Finder, batch: tuple[torch.Tensor, ...], hand_weight: float = 1.0, hand_pos_weight: float = 30.0
+) -> torch.Tensor:
+    images, heat, regress, at_centre, has_size, hand = batch
+    out = net(images.permute(0, 3, 1, 2))
+    # focal loss on the centre map (CenterNet's): few positives among many cells
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    positive = heat.eq(1).float()
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * positive).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - positive)).sum()
+    centres = positive.sum().clamp(min=1)
+    centre_loss = (pos_loss + neg_loss) / centres
+    offset = (F.l1_loss(out[:, 1:3], regress[:, :2], reduction="none").sum(1) * at_centre).sum() / centres
+    size = (
+        F.l1_loss(out[:, 3:5], regress[:, 2:], reduction="none").sum(1) * has_size
+    ).sum() / has_size.sum().clamp(min=1)
+    # hands cover well under 1 % of the cells seen in training: weighted up, or the map stays 0
+    hand_loss = F.binary_cross_entropy_with_logits(out[:, 5], hand, pos_weight=torch.tensor(hand_pos_weight))
+    return centre_loss + offset + 0.5 * size + hand_weight * hand_loss
+
+
+def run_finder(net: Finder, picture: np.ndarray, threshold: float = 0.2) -> list[Candidate]:
+    tray, scale = finder_input(picture)
+    with torch.no_grad():
+        maps = net(torch.from_numpy(tray).permute(0, 3, 1, 2))[0]
+        maps[0] = torch.sigmoid(maps[0])
+    return peaks(maps.numpy(), scale, threshold)
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+
+def reader_batch(samples: list[ReadSample], rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+    """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
+    scaled a little, cut to CROP_PX, recoloured; its pip box moved with it."""
+    n = len(samples)
+    images = np.zeros((n, CROP_PX, CROP_PX, 3), np.float32)
+    labels = np.zeros(n, np.int64)
+    boxes = np.zeros((n, 4), np.float32)
+    has_box = np.zeros(n, np.float32)
+    for k, sample in enumerate(samples):
+        angle = 90 * int(rng.integers(0, 4)) + rng.uniform(-8, 8)
+        scale = math.exp(rng.normal(0, 0.1))
+        shift = rng.normal(0, 0.05, 2) * CROP_PX
+        matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
+        matrix[:, 2] += shift + (CROP_PX - PATCH) / 2
+        if rng.random() < 0.5:
+            matrix = np.array([[-1, 0, CROP_PX], [0, 1, 0]], np.float64) @ np.vstack([matrix, [0, 0, 1]])
+        image = cv2.warpAffine(sample.patch, matrix, (CROP_PX, CROP_PX), borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.2:
+            image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.2))
+        images[k] = recolour(image, rng)
+        labels[k] = sample.label
+        if sample.box is not None:
+            x0, y0, x1, y1 = sample.box
+            corners = np.array([[x0, y0, 1], [x1, y0, 1], [x0, y1, 1], [x1, y1, 1]]) @ matrix.T
+            boxes[k] = (*corners.min(axis=0), *corners.max(axis=0))
+            boxes[k] /= CROP_PX
+            has_box[k] = 1
+    tensors = (images, labels, boxes, has_box)
+    return tuple(torch.from_numpy(t) for t in tensors)
+
+
+def reader_loss(net: Reader, batch: tuple[torch.Tensor, ...], weights: torch.Tensor) -> torch.Tensor:
+    images, labels, boxes, has_box = batch
+    logits, box = net(images.permute(0, 3, 1, 2))
+    box_loss = (F.smooth_l1_loss(box, boxes, reduction="none", beta=0.02).sum(1) * has_box).sum()
+    return F.cross_entropy(
+        logits, labels, weight=weights, label_smoothing=0.02
+    ) + 2 * box_loss / has_box.sum().clamp(min=1)
+
+
+# --- training --------------------------------------------------------------------------------
+
+
+def train(net: nn.Module, steps: int, lr: float, step_loss: object, label: str) -> None:
+    """AdamW with a one-cycle learning rate for ``steps`` batches; progress on stderr."""
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps, pct_start=0.15)
+    started, total = time.monotonic(), 0.0
+    net.train()
+    for step in range(1, steps + 1):
+        loss = step_loss()  # type: ignore[operator]
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        total += float(loss.detach())
+        if step % 100 == 0 or step == steps:
+            print(
+                f"{label} step {step}/{steps}: loss {total / 100:.4f}, {time.monotonic() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            total = 0.0
+    net.eval()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--part",
+        choices=("finder", "reader", "both", "export"),
+        default="both",
+        help="train the finder (to build/), then the reader on the finder's spots and export both",
+    )
+    parser.add_argument("--synthetic", type=int, default=1000, help="rendered trays to train on")
+    parser.add_argument(
+        "--real-repeat", type=int, default=5, help="how often each real photograph is seen per pass"
+    )
+    parser.add_argument("--finder-steps", type=int, default=1000)
+    parser.add_argument("--reader-steps", type=int, default=3000)
+    parser.add_argument("--finder-lr", type=float, default=3e-3)
+    parser.add_argument(
+        "--hand-weight", type=float, default=1.0, help="weight of the hand map in the finder's loss"
+    )
+    parser.add_argument(
+        "--hand-pos-weight", type=float, default=30.0, help="weight of a hand cell against a bare one"
+    )
+    parser.add_argument(
+        "--hand-repeat", type=int, default=0, help="extra times each tray with a hand is seen"
+    )
+    parser.add_argument(
+        "--init", action="store_true", help="go on from the finder in build/ (to fine-tune it)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=str(HERE / "dice.onnx"))
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    Path("build").mkdir(exist_ok=True)
+    finder_path, reader_path = Path("build") / "dice-finder.pt", Path("build") / "dice-reader.pt"
+
+    real = real_finder_samples()
+    synthetic = synthetic_finder_samples(args.synthetic)
+    finder = Finder()
+    if args.part == "export":  # both networks as they are in build/, into the ONNX file
+        reader = Reader()
+        finder.load_state_dict(torch.load(finder_path))
+        reader.load_state_dict(torch.load(reader_path))
+        export(finder.eval(), reader.eval(), Path(args.out))
+        return 0
+    if args.init or args.part == "reader":
+        finder.load_state_dict(torch.load(finder_path))
+        finder.eval()
+    if args.part in ("finder", "both"):
+        hands = [sample for sample in synthetic if sample.hand is not None]
+        samples = real * args.real_repeat + synthetic + hands * args.hand_repeat
+        print(
+            f"finder: {len(real)} real photographs x {args.real_repeat}, {len(synthetic)} rendered trays",
+            file=sys.stderr,
+        )
+
+        def finder_step() -> torch.Tensor:
+            chosen = rng.choice(len(samples), 24, replace=False)
+            batch = finder_batch([samples[i] for i in chosen], rng)
+            return finder_loss(finder, batch, args.hand_weight, args.hand_pos_weight)
+
+        train(finder, args.finder_steps, args.finder_lr, finder_step, "finder")
+        torch.save(finder.state_dict(), finder_path)
+        if args.part == "finder":
+            return 0
+
+    crops = harvest(real + synthetic, lambda picture: run_finder(finder, picture), PATCH)
+    counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
+    print(
+        "reader crops: " + ", ".join(f"{n} {c}" for n, c in zip(READ_CLASSES, counts, strict=True)),
+        file=sys.stderr,
+    )
+    # classes weighted towards even, so that the few cocked dice count
+    weights = torch.tensor(
+        (counts.sum() / np.maximum(counts, 1) / len(READ_CLASSES)) ** 0.5, dtype=torch.float32
+    )
+    reader = Reader()
+
+    def reader_step() -> torch.Tensor:
+        chosen = rng.choice(len(crops), 64, replace=False)
+        return reader_loss(reader, reader_batch([crops[i] for i in chosen], rng), weights)
+
+    train(reader, args.reader_steps, 3e-3, reader_step, "reader")
+    torch.save(reader.state_dict(), reader_path)
+    export(finder, reader, Path(args.out))
+    return 0
+
+
+def export(finder: Finder, reader: Reader, out: Path) -> None:
+    """Both networks into one ONNX file, with the labels file beside it."""
+    torch.onnx.export(
+        Exported(finder, reader),
+        (torch.zeros(1, FIND_PX * 3 // 4, FIND_PX, 3), torch.zeros(2, CROP_PX, CROP_PX, 3)),
+        str(out),
+        input_names=["tray", "crops"],
+        output_names=["maps", "read_probs", "read_boxes"],
+        dynamic_axes={
+            "tray": {0: "n", 1: "h", 2: "w"},
+            "crops": {0: "m"},
+            "maps": {0: "n", 2: "mh", 3: "mw"},
+            "read_probs": {0: "m"},
+            "read_boxes": {0: "m"},
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    labels = {
+        "read_classes": list(READ_CLASSES),
+        "finder_px": FIND_PX,
+        "stride": STRIDE,
+        "crop_px": CROP_PX,
+        "maps": ["centre", "dx", "dy", "log_width", "log_height", "hand"],
+    }
+    labels_path = out.with_suffix(".labels.json")
+    labels_path.write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and {labels_path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

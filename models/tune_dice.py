@@ -1,0 +1,103 @@
+"""What the dice reader's thresholds (companion/vision/dice.py) were set from: the training
+split of the real photographs and the tuning trays, never the held-out ones.
+
+    python -m models.tune_dice --trays 200
+
+Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
+where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
+a frame's sharpness (bare trays against blurred ones), the hand share of the picture with and
+without a hand, and how sure the reader was of the values it got right and wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import cv2
+import numpy as np
+
+from companion.sim.dice_tray import render_tray
+from companion.vision.dice import DiceReader, sharpness
+from companion.vision.dice_model import NONE, STRIDE, UNREADABLE, crop_side, cut_out, peaks
+from models.dice_data import SYNTHETIC_SEEDS, iou, photos
+
+
+def _percentiles(name: str, values: list[float]) -> str:
+    if not values:
+        return f"  {name}: none"
+    p = np.percentile(values, [0, 1, 5, 50, 95, 99, 100])
+    names = ("min", "1%", "5%", "median", "95%", "99%", "max")
+    return f"  {name} ({len(values)}): " + ", ".join(f"{n} {v:.3f}" for n, v in zip(names, p, strict=True))
+
+
+def _spots(
+    reader: DiceReader, picture: np.ndarray
+) -> tuple[list[tuple[float, np.ndarray, np.ndarray]], float]:
+    """Each spot found: how sure the reader is it is a die, its probabilities and its crop;
+    and the hand map's share of the picture."""
+    maps, scale = reader.model.find(picture)
+    found = peaks(maps, scale, 0.3)
+    height, width = picture.shape[:2]
+    cells = maps[5, : int(np.ceil(height * scale / STRIDE)), : int(np.ceil(width * scale / STRIDE))]
+    hand = float((cells > 0.5).mean())
+    if not found:
+        return [], hand
+    crops = np.stack([cut_out(picture, c.x, c.y, crop_side(c.width, c.height)) for c in found])
+    probs, _ = reader.model.read(crops)
+    return [(1 - float(p[NONE]), p, crop) for p, crop in zip(probs, crops, strict=True)], hand
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--trays", type=int, default=200, help="tuning trays of each kind")
+    args = parser.parse_args(argv)
+    reader = DiceReader()
+    sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []
+    for photo in photos("train"):
+        picture = cv2.imread(str(photo.path))
+        reading = reader.read(picture)
+        for label in photo.dice:
+            best = max(reading.dice, key=lambda d: iou(d.box, label.box), default=None)
+            if best is None or iou(best.box, label.box) < 0.5 or best.value is None:
+                continue
+            (sure_right if best.value == label.value else sure_wrong).append(best.confidence)
+        spots, hand = _spots(reader, picture)
+        hand_none.append(hand)
+        sharp_dice += [sharpness(crop) for die, p, crop in spots if die > 0.5 and np.argmax(p) < UNREADABLE]
+    first = SYNTHETIC_SEEDS["tune"].start
+    blurred_dice, bare, blurred_frames, hand_some, hand_synthetic_none = [], [], [], [], []
+    for seed in range(first, first + args.trays):
+        spots, _ = _spots(
+            reader, render_tray(seed, dice=3, blur=float(np.random.default_rng(seed).uniform(2.5, 5))).image
+        )
+        blurred_dice += [sharpness(crop) for die, _, crop in spots if die > 0.5]
+        blank = render_tray(seed + 10_000, dice=0).image
+        bare.append(sharpness(blank))
+        blurred_frames.append(
+            sharpness(cv2.GaussianBlur(render_tray(seed + 20_000, dice=3).image, (0, 0), 4))
+        )
+        hand_some.append(_spots(reader, render_tray(seed + 30_000, dice=3, hand=True).image)[1])
+        tray = render_tray(seed + 40_000, dice=4)
+        hand_synthetic_none.append(_spots(reader, tray.image)[1])
+        spots, _ = _spots(reader, tray.image)
+        sharp_dice += [sharpness(crop) for die, p, crop in spots if die > 0.5 and np.argmax(p) < UNREADABLE]
+    print("die sharpness (BLURRED_DIE)")
+    print(_percentiles("dice read on training photographs and tuning trays", sharp_dice))
+    print(_percentiles("dice on tuning trays blurred with sigma 2.5-5 px", blurred_dice))
+    print("frame sharpness (BLURRED_FRAME)")
+    print(_percentiles("bare tuning trays", bare))
+    print(_percentiles("tuning trays blurred with sigma 4 px", blurred_frames))
+    print("hand share of the picture (HAND_SHARE)")
+    print(_percentiles("training photographs (no hand)", hand_none))
+    print(_percentiles("tuning trays without a hand", hand_synthetic_none))
+    print(_percentiles("tuning trays with a hand", hand_some))
+    print("value confidence (SURE), training photographs")
+    print(_percentiles("values read right", sure_right))
+    print(_percentiles("values read wrong", sure_wrong))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

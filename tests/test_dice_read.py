@@ -1,0 +1,220 @@
+"""Reading dice trays (companion/vision/dice.py) and ``companion dice read``: real held-out
+photographs read right, every kind of bad tray given its status and never a value, and the
+command's JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.sim.dice_tray import render_tray
+from companion.vision.dice import DiceReader, _which, colour_name
+from companion.vision.dice_model import CROP_PX
+from companion.vision.dice_reading import TRAY_STATUSES, TrayReading
+from models.dice_data import held_out, photos
+
+# Seeds of rendered trays used here: from the held-out range (models/dice_data.py), never
+# trained or tuned on.
+SEED = 590_000
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+@pytest.fixture(scope="module")
+def held_out_photos() -> list:  # type: ignore[type-arg]
+    # the first held-out photographs by name, of every face value: not picked by how they read
+    chosen, values = [], set()
+    for photo in photos("held-out"):
+        new = {d.value for d in photo.dice} - values
+        if new:
+            chosen.append(photo)
+            values |= new
+        if len(values) == 6:
+            break
+    return chosen
+
+
+def test_the_held_out_split_is_fixed_and_about_a_fifth() -> None:
+    everything = photos("all")
+    out = [p for p in everything if held_out(p.path.name)]
+    assert 0.18 < len(out) / len(everything) < 0.28
+    assert {p.path.name for p in photos("held-out")} == {p.path.name for p in out}
+    assert not {p.path.name for p in photos("train")} & {p.path.name for p in out}
+    assert held_out("dice_1.jpg") == held_out("dice_1.jpg")
+
+
+def test_held_out_photographs_are_read_right(reader: DiceReader, held_out_photos: list) -> None:  # type: ignore[type-arg]
+    assert {d.value for p in held_out_photos for d in p.dice} == {1, 2, 3, 4, 5, 6}
+    for photo in held_out_photos:
+        reading = reader.read(cv2.imread(str(photo.path)))
+        assert reading.status == "ok", (photo.path.name, reading.message)
+        assert len(reading.dice) == len(photo.dice), photo.path.name
+        for label in photo.dice:
+            # matched by the label's centre, not by IoU: the photographs' labels draw a 1 now
+            # around its pip, now around the whole face (models/dice.md), so the IoU figure is
+            # the evaluation's business, and what is asserted here is the reading
+            x, y, w, h = label.box
+            best = min(
+                reading.dice,
+                key=lambda d: (
+                    abs(d.box[0] + d.box[2] / 2 - x - w / 2) + abs(d.box[1] + d.box[3] / 2 - y - h / 2)
+                ),
+            )
+            assert best.box[0] <= x + w / 2 <= best.box[0] + best.box[2], photo.path.name
+            assert best.box[1] <= y + h / 2 <= best.box[1] + best.box[3], photo.path.name
+            assert best.value == label.value, photo.path.name
+            assert 0.8 <= best.confidence <= 1.0
+            assert best.colour == "white"
+        assert reading.values is not None and sorted(reading.values) == sorted(d.value for d in photo.dice)
+
+
+def test_rendered_red_and_green_dice_are_read_with_their_colours(reader: DiceReader) -> None:
+    tray = render_tray(SEED, dice=4, colours=("red", "green"), cocked=0.0, blur=0.3)
+    reading = reader.read(tray.image)
+    assert reading.status == "ok", reading.message
+    truth = sorted((d.centre[0], d.value, d.colour) for d in tray.dice)
+    assert [(d.value, d.colour) for d in reading.dice] == [(v, c) for _, v, c in truth]
+
+
+def test_colour_names_by_hue_and_brightness() -> None:
+    for bgr, name in (
+        ((40, 40, 200), "red"),
+        ((60, 150, 30), "green"),
+        ((235, 235, 235), "white"),
+        ((30, 30, 30), "black"),
+    ):
+        crop = np.full((CROP_PX, CROP_PX, 3), bgr, np.uint8)
+        cv2.circle(crop, (CROP_PX // 2, CROP_PX // 2), 3, (128, 128, 128), -1)  # a pip
+        assert colour_name(crop) == name
+
+
+def _never_guessed(reading: TrayReading, status: str) -> None:
+    assert reading.status == status, (reading.status, reading.message)
+    assert reading.status in TRAY_STATUSES
+    assert reading.values is None
+    assert reading.message
+
+
+def test_a_bare_tray_has_no_dice(reader: DiceReader) -> None:
+    reading = reader.read(render_tray(SEED + 1, dice=0).image)
+    _never_guessed(reading, "no-dice")
+    assert reading.dice == ()
+
+
+def test_more_dice_than_rolled_are_reported_not_cut_down(reader: DiceReader) -> None:
+    picture = render_tray(SEED + 2, dice=4, cocked=0.0).image
+    reading = reader.read(picture, expected=3)
+    _never_guessed(reading, "too-many-dice")
+    assert len(reading.dice) == 4 and "4 dice" in reading.message
+    assert reader.read(picture, expected=4).status != "too-many-dice"
+
+
+def test_a_die_cut_by_the_edge_is_named(reader: DiceReader) -> None:
+    tray = render_tray(SEED + 3, dice=3, cut=True, cocked=0.0)
+    reading = reader.read(tray.image)
+    _never_guessed(reading, "die-on-edge")
+    assert "edge" in reading.message
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known limit: half a real die at the edge is not found (models/dice.md)"
+)
+def test_a_real_photograph_cut_through_a_die_is_on_the_edge(
+    reader: DiceReader, held_out_photos: list
+) -> None:  # type: ignore[type-arg]
+    photo = held_out_photos[0]
+    picture = cv2.imread(str(photo.path))
+    x, _, w, _ = photo.dice[0].box
+    cut = picture[:, int(x + w / 2) :]  # the picture's left edge now runs through the die
+    _never_guessed(reader.read(np.ascontiguousarray(cut)), "die-on-edge")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known limit: the skin rule misses this rendered hand (models/dice.md)"
+)
+def test_a_hand_in_the_tray(reader: DiceReader) -> None:
+    _never_guessed(reader.read(render_tray(SEED + 4, dice=3, hand=True).image), "hand")
+
+
+def test_a_skin_coloured_blob_over_a_real_photograph_is_a_hand(
+    reader: DiceReader, held_out_photos: list
+) -> None:  # type: ignore[type-arg]
+    picture = cv2.imread(str(held_out_photos[1].path))
+    height, width = picture.shape[:2]
+    # a palm and four fingers reaching in from the bottom edge, in a skin tone, softly shaded
+    mask = np.zeros((height, width), np.uint8)
+    cv2.ellipse(mask, (width // 2, height - 40), (110, 90), 0, 0, 360, 255, -1)
+    for k in range(4):
+        cv2.line(
+            mask, (width // 2 - 75 + 50 * k, height - 90), (width // 2 - 90 + 55 * k, height - 230), 255, 34
+        )
+    soft = cv2.GaussianBlur(mask, (0, 0), 3).astype(np.float32)[..., None] / 255
+    skin = np.array((120, 150, 205), np.float32) * (0.8 + 0.3 * soft)
+    doctored = (picture * (1 - soft) + skin * soft).astype(np.uint8)
+    _never_guessed(reader.read(doctored), "hand")
+
+
+def test_a_blurred_frame(reader: DiceReader, held_out_photos: list) -> None:  # type: ignore[type-arg]
+    picture = cv2.imread(str(held_out_photos[2].path))
+    _never_guessed(reader.read(cv2.GaussianBlur(picture, (0, 0), 4)), "blurred")
+    _never_guessed(reader.read(render_tray(SEED + 5, dice=3, blur=4.0).image), "blurred")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known limit: the skin rule takes this orange die for a hand (models/dice.md)"
+)
+def test_a_cocked_die_is_named_and_not_read(reader: DiceReader) -> None:
+    reading = reader.read(render_tray(SEED + 6, dice=2, cocked=1.0).image)
+    _never_guessed(reading, "unreadable-die")
+    assert "leans: roll it again" in reading.message
+    assert all(d.value is None for d in reading.dice)
+
+
+def test_dice_are_named_by_their_place() -> None:
+    assert _which(0, 1) == "the die"
+    assert _which(1, 3) == "the second die from the left"
+    assert _which(2, 3) == "the last die on the right"
+    assert _which(1, 2) == "the die on the right"
+
+
+def test_dice_read_json_keeps_the_order_and_names_a_bad_file(
+    tmp_path: Path,
+    held_out_photos: list,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[type-arg]
+) -> None:
+    first, second = (str(p.path) for p in held_out_photos[:2])
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a picture")
+    code = main(["dice", "read", second, str(broken), first, "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert str(broken) in captured.err and "not an image" in captured.err
+    results = json.loads(captured.out)
+    assert [r["image"] for r in results] == [second, str(broken), first]
+    assert results[1]["dice"] == []
+    for result, photo in ((results[0], held_out_photos[1]), (results[2], held_out_photos[0])):
+        assert len(result["dice"]) == len(photo.dice)
+        for die in result["dice"]:
+            assert {"value", "box", "confidence"} <= die.keys()
+            assert die["value"] in range(1, 7)
+            assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+            assert isinstance(die["confidence"], float) and 0 <= die["confidence"] <= 1
+
+
+def test_dice_read_prints_a_line_per_picture(
+    held_out_photos: list, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[type-arg]
+    path = str(held_out_photos[0].path)
+    assert main(["dice", "read", path, "--expected", "6"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith(f"{path}: {len(held_out_photos[0].dice)} dice: ")
+    assert main(["dice", "read", "/no/such/picture.png"]) == 1
+    assert "/no/such/picture.png: no such file" in capsys.readouterr().err
