@@ -82,6 +82,11 @@ class Enrolment:
                 else f"All {len(laid)} tile(s) on the mat are enrolled: lay the next ones, or you are done."
             )
 
+    def say(self, message: str) -> None:
+        """What the camera cannot see, for the page (a frame problem, the mat not found)."""
+        with self._lock:
+            self.message = message
+
     def _lying_at(self, centre: tuple[float, float]) -> LaidTile | None:
         """The tile seen before at that place of the mat, if any (a quarter of a tile off at most)."""
         for laid in self.laid.values():
@@ -165,10 +170,10 @@ class EnrolmentCamera:
         if scene is None:
             return
         if isinstance(scene, Observation):  # a frame problem: say so, keep what was seen
-            self.enrolment.message = scene.message or "The camera picture cannot be read."
+            self.enrolment.say(scene.message or "The camera picture cannot be read.")
             return
         located = self.rectifier.locate(scene)
         if located.homography is None:
-            self.enrolment.message = located.message or "The camera does not see the mat's markers."
+            self.enrolment.say(located.message or "The camera does not see the mat's markers.")
             return
         self.enrolment.look(self.rectifier.rectify(scene, located.homography))
