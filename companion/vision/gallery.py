@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,13 +146,16 @@ class Gallery:
         self._tiles: list[Tile] = []  # as each template lies
         self._names: list[str] = []  # each template's picture
         self.skipped: list[str] = []
+        # the table's loop matches while the phone's enrolment page adds and forgets pictures
+        self._lock = threading.RLock()
         if folder is not None and folder.is_dir():
             pictures, self.skipped = read_folder(folder)
             for picture, tile, name in pictures:
                 self._remember(picture, tile, name)
 
     def __len__(self) -> int:
-        return len(set(self._names))
+        with self._lock:
+            return len(set(self._names))
 
     def add(self, picture: np.ndarray, tile: Tile, name: str | None = None) -> str:
         """Learn ``picture`` (BGR, the tile alone, any size) of ``tile`` as it lies there, as
@@ -161,18 +165,23 @@ class Gallery:
             raise ValueError(
                 f"a picture of a tile is at least {TILE_PX // 2} px square, not {picture.shape[:2]}"
             )
-        stem = cleaned_name(name) if name else self.free_name()
-        self.remove(stem)
-        self._remember(picture, tile, stem)
-        if self.folder is not None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            # the label first: a picture without one is skipped on loading, a label alone unseen
-            (self.folder / f"{stem}.json").write_text(
-                json.dumps({"tile": tile.to_json()}) + "\n", encoding="utf-8"
-            )
-            if not cv2.imwrite(str(self.folder / f"{stem}.png"), picture):
-                raise OSError(f"cannot write {self.folder / stem}.png")
+        with self._lock:
+            stem = cleaned_name(name) if name else self.free_name()
+            self.remove(stem)
+            self._remember(picture, tile, stem)
+            if self.folder is not None:
+                self._save(picture, tile, stem)
         return stem
+
+    def _save(self, picture: np.ndarray, tile: Tile, stem: str) -> None:
+        assert self.folder is not None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        # the label first: a picture without one is skipped on loading, a label alone unseen
+        (self.folder / f"{stem}.json").write_text(
+            json.dumps({"tile": tile.to_json()}) + "\n", encoding="utf-8"
+        )
+        if not cv2.imwrite(str(self.folder / f"{stem}.png"), picture):
+            raise OSError(f"cannot write {self.folder / stem}.png")
 
     def add_window(self, window: np.ndarray, tile: Tile, name: str | None = None) -> str:
         """Learn a camera window centred on a cell that holds ``tile``."""
@@ -180,6 +189,10 @@ class Gallery:
 
     def remove(self, name: str) -> None:
         """Forget the picture ``name`` (and its files), if the gallery has it."""
+        with self._lock:
+            self._forget(name)
+
+    def _forget(self, name: str) -> None:
         keep = [k for k, kept in enumerate(self._names) if kept != name]
         if len(keep) != len(self._names):
             self._templates = [self._templates[k] for k in keep]
@@ -191,7 +204,8 @@ class Gallery:
 
     def free_name(self, prefix: str = "seen") -> str:
         """A picture name no picture has yet: ``prefix`` and a number."""
-        taken = set(self._names)
+        with self._lock:
+            taken = set(self._names)
         if self.folder is not None and self.folder.is_dir():
             taken |= {path.stem for path in self.folder.iterdir()}
         number = len(taken) + 1  # past the pictures kept: a name taken back is not reused soon
@@ -210,11 +224,13 @@ class Gallery:
     def match(self, window: np.ndarray, allowed: Callable[[Tile], bool] | None = None) -> GalleryMatch | None:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
         among the ways of lying ``allowed`` keeps; None when there are none to match."""
+        with self._lock:
+            tiles, templates_kept = list(self._tiles), list(self._templates)
         verdicts: dict[Tile, bool] = {}  # the same tile lies in many templates
-        for tile in self._tiles:
+        for tile in tiles:
             if tile not in verdicts:
                 verdicts[tile] = allowed is None or allowed(tile)
-        candidates = [k for k, tile in enumerate(self._tiles) if verdicts[tile]]
+        candidates = [k for k, tile in enumerate(tiles) if verdicts[tile]]
         if not candidates:
             return None
         # the tile is cut out first, so that its features are made as a picture's are, with
@@ -231,11 +247,11 @@ class Gallery:
                 for x in range(side)
             ]
         )
-        templates = np.stack([self._templates[k] for k in candidates])
+        templates = np.stack([templates_kept[k] for k in candidates])
         fits = (shifted @ templates.T).max(axis=0) / seen.shape[2]
         best: dict[Tile, float] = {}
         for k, score in zip(candidates, fits.tolist(), strict=True):
-            tile = self._tiles[k]
+            tile = tiles[k]
             if score > best.get(tile, -1.0):
                 best[tile] = score
         ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
