@@ -1,0 +1,373 @@
+"""What a table says over MQTT: the ``[mqtt]`` settings and every message, built from the table's
+state with no network, so that all of it can be checked without a broker.
+
+Topics, for ``topic_prefix = "table-companion"`` and ``table = "table-3"``:
+
+- ``table-companion/table-3/state`` (retained): the game, the players with their scores, whose
+  turn, finished, the camera's status, as JSON.
+- ``table-companion/table-3/player/<player>/score`` (retained): one player's score, a number.
+- ``table-companion/table-3/event`` (not retained): each new entry of the game's journal (an event
+  or a correction) with its text and the score changes it caused, with their reasons.
+- ``table-companion/table-3/availability`` (retained): ``online``, or ``offline`` (the last will).
+- ``homeassistant/sensor/table-3/<object>/config`` (retained): Home Assistant's discovery configs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import socket
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion import __version__
+from companion.errors import ConfigError
+
+SLUG = re.compile(r"[a-z0-9_-]{1,64}")
+ONLINE, OFFLINE = "online", "offline"
+# Home Assistant refuses a sensor state longer than 255 characters.
+STATE_TEXT_MAX = 250
+
+
+@dataclass(frozen=True)
+class MqttSettings:
+    """The ``[mqtt]`` section as checked; off unless ``enabled = true``."""
+
+    enabled: bool = False
+    host: str = "localhost"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    table: str = "table"
+    name: str = "Table"
+    topic_prefix: str = "table-companion"
+    discovery: bool = True
+    discovery_prefix: str = "homeassistant"
+    keepalive: int = 60
+
+    @property
+    def base(self) -> str:
+        return f"{self.topic_prefix}/{self.table}"
+
+    @property
+    def state_topic(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def event_topic(self) -> str:
+        return f"{self.base}/event"
+
+    @property
+    def availability_topic(self) -> str:
+        return f"{self.base}/availability"
+
+    def score_topic(self, player_slug: str) -> str:
+        return f"{self.base}/player/{player_slug}/score"
+
+    def discovery_topic(self, object_id: str) -> str:
+        return f"{self.discovery_prefix}/sensor/{self.table}/{object_id}/config"
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+# --- the [mqtt] section -------------------------------------------------------------------------
+
+KEYS: dict[str, type] = {
+    "enabled": bool,
+    "host": str,
+    "port": int,
+    "username": str,
+    "password": str,
+    "tls": bool,
+    "table": str,
+    "name": str,
+    "topic_prefix": str,
+    "discovery": bool,
+    "discovery_prefix": str,
+    "keepalive": int,
+}
+TYPE_WORDS = {bool: "true or false", int: "a whole number", str: 'a quoted string, as "text"'}
+
+
+def mqtt_settings(section: Mapping[str, Any] | None) -> MqttSettings:
+    """Check a ``[mqtt]`` section (TOML already parsed); a missing section means MQTT is off."""
+    if section is None:
+        table = default_table()
+        return MqttSettings(table=table, name=default_name(table))
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"[mqtt]: must be a section of key = value lines, not {type(section).__name__}")
+    for key, value in section.items():
+        if key not in KEYS:
+            near = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f'; did you mean "{near[0]}"?' if near else f"; the keys are {', '.join(KEYS)}"
+            raise ConfigError(f"[mqtt] {key}: not a setting of this section{hint}")
+        wanted = KEYS[key]
+        # bool is an int in Python; TOML keeps them apart, and so do we.
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            raise ConfigError(f"[mqtt] {key}: must be {TYPE_WORDS[wanted]}, not {value!r}")
+
+    def get(key: str, default: Any) -> Any:
+        return section.get(key, default)
+
+    host = get("host", "localhost").strip()
+    if not host or "://" in host or any(c.isspace() for c in host) or "/" in host:
+        raise ConfigError(
+            f"[mqtt] host: the broker's name or address alone, as broker.local or 192.168.1.20, not {host!r}"
+        )
+    tls = get("tls", False)
+    port = get("port", 8883 if tls else 1883)  # the usual ports: 1883 plain, 8883 over TLS
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"[mqtt] port: a port is 1 to 65535, not {port}")
+    username, password = get("username", None), get("password", None)
+    if password is not None and username is None:
+        raise ConfigError("[mqtt] password: a password needs its username; add username = ...")
+    if username is not None and password is None:
+        raise ConfigError("[mqtt] username: a username needs its password; add password = ...")
+    if username == "":
+        raise ConfigError("[mqtt] username: must not be empty (leave out username and password instead)")
+    table = get("table", None)
+    if table is None:
+        table = default_table()
+    elif not SLUG.fullmatch(table):
+        raise ConfigError(
+            "[mqtt] table: the table's id in topics is 1 to 64 of a-z, 0-9, - and _ "
+            f'(as "table-3"), not {table!r}'
+        )
+    name = get("name", None)
+    if name is None:
+        name = default_name(table)
+    elif not name.strip() or len(name) > 64:
+        raise ConfigError(f"[mqtt] name: the table's name for people, 1 to 64 characters, not {name!r}")
+    topic_prefix = _prefix("topic_prefix", get("topic_prefix", "table-companion"))
+    discovery_prefix = _prefix("discovery_prefix", get("discovery_prefix", "homeassistant"))
+    keepalive = get("keepalive", 60)
+    if not 5 <= keepalive <= 3600:
+        raise ConfigError(f"[mqtt] keepalive: seconds between pings, 5 to 3600, not {keepalive}")
+    return MqttSettings(
+        enabled=get("enabled", False),
+        host=host,
+        port=port,
+        username=username,
+        password=password,
+        tls=tls,
+        table=table,
+        name=name.strip(),
+        topic_prefix=topic_prefix,
+        discovery=get("discovery", True),
+        discovery_prefix=discovery_prefix,
+        keepalive=keepalive,
+    )
+
+
+def _prefix(key: str, value: str) -> str:
+    levels = value.split("/")
+    if not value or any(not level for level in levels) or any(c in value for c in "+#\0"):
+        raise ConfigError(
+            f"[mqtt] {key}: topic levels without wildcards or empty levels, as "
+            f'"table-companion" or "club/tables", not {value!r}'
+        )
+    return value
+
+
+def default_table() -> str:
+    """The table's id when none is set: this machine's name, as a topic-safe slug."""
+    host = socket.gethostname().split(".")[0].lower()
+    return re.sub(r"[^a-z0-9_-]+", "-", host).strip("-")[:64] or "table"
+
+
+def default_name(table: str) -> str:
+    return f"Table {table}"
+
+
+# --- messages -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    topic: str
+    payload: str
+    retain: bool
+    qos: int = 0
+
+
+def slug(name: str) -> str:
+    """A player's name as a topic level and Home Assistant object id ([a-z0-9_-])."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "_", folded).strip("_")[:40] or "player"
+
+
+def player_slugs(names: Sequence[str]) -> list[str]:
+    """One slug per player, unique within the game (two names that fold alike get _2, _3)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        base = slug(name)
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}_{seen[base]}")
+    return out
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def summary(settings: MqttSettings, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The retained state: what a club screen shows for one table."""
+    players = state.get("players") or []
+    slugs = player_slugs([p["name"] for p in players])
+    camera = (state.get("camera") or {}).get("status")
+    out_players = []
+    for player, key in zip(players, slugs, strict=True):
+        entry = {
+            "name": player["name"],
+            "id": key,
+            "color": player.get("color"),
+            "score": player.get("score"),
+        }
+        if "team" in player:
+            entry["team"] = player["team"]
+        out_players.append(entry)
+    return {
+        "table": settings.table,
+        "name": settings.name,
+        "game": state.get("game"),
+        "title": state.get("title"),
+        "game_id": state.get("game_id"),
+        "variant": state.get("variant"),
+        "players": out_players,
+        "turn": state.get("turn_number"),
+        "turn_of": state.get("turn_of"),
+        "finished": bool(state.get("finished", False)),
+        "camera": camera[:STATE_TEXT_MAX] if isinstance(camera, str) else None,
+        "seq": state.get("seq", 0),
+    }
+
+
+def retained_messages(settings: MqttSettings, state: Mapping[str, Any]) -> list[Message]:
+    """Everything retained that describes the table now: discovery configs (when on), the
+    availability, the state summary and one score topic per player."""
+    brief = summary(settings, state)
+    messages = discovery_messages(settings, brief) if settings.discovery else []
+    messages.append(Message(settings.availability_topic, ONLINE, retain=True, qos=1))
+    messages.append(Message(settings.state_topic, _dumps(brief), retain=True))
+    for player in brief["players"]:
+        messages.append(Message(settings.score_topic(player["id"]), str(player["score"]), retain=True))
+    return messages
+
+
+def discovery_messages(settings: MqttSettings, brief: Mapping[str, Any]) -> list[Message]:
+    """Home Assistant discovery configs: one sensor per player's score, the game, whose turn and
+    the camera, grouped as one device per table."""
+    device = {
+        "identifiers": [f"table-companion-{settings.table}"],
+        "name": settings.name,
+        "manufacturer": "Table Companion",
+        "model": "Board-game scorekeeper",
+        "sw_version": __version__,
+    }
+
+    def config(object_id: str, name: str, **options: Any) -> Message:
+        payload = {
+            "name": name,
+            "unique_id": f"table-companion-{settings.table}-{object_id}",
+            "availability_topic": settings.availability_topic,
+            "device": device,
+            "origin": {"name": "Table Companion", "sw_version": __version__},
+            **options,
+        }
+        return Message(settings.discovery_topic(object_id), _dumps(payload), retain=True)
+
+    state = settings.state_topic
+    messages = [
+        config("game", "Game", state_topic=state, icon="mdi:dice-multiple",
+               value_template="{{ value_json.title or 'no game' }}"),
+        config("turn", "Turn", state_topic=state, icon="mdi:account-clock",
+               value_template="{{ value_json.turn_of or ('game over' if value_json.finished else 'no game') }}"),
+        config("camera", "Camera", state_topic=state, icon="mdi:camera",
+               value_template="{{ value_json.camera or 'no camera' }}"),
+    ]  # fmt: skip
+    for player in brief["players"]:
+        messages.append(
+            config(
+                f"score_{player['id']}",
+                f"{player['name']} score",
+                state_topic=settings.score_topic(player["id"]),
+                icon="mdi:trophy-outline",
+                unit_of_measurement="points",
+                state_class="measurement",
+            )
+        )
+    return messages
+
+
+def owned(settings: MqttSettings, topic: str) -> bool:
+    """A retained topic this table publishes for one player or one sensor, which a later game
+    may have to remove (the filters the publisher subscribes to, to find those left over)."""
+    return any(_matches(pattern, topic) for pattern in owned_filters(settings))
+
+
+def owned_filters(settings: MqttSettings) -> list[str]:
+    # The discovery configs are ours even with discovery turned off: turning it off removes them.
+    return [
+        f"{settings.base}/player/+/score",
+        f"{settings.discovery_prefix}/sensor/{settings.table}/+/config",
+    ]
+
+
+def _matches(pattern: str, topic: str) -> bool:
+    want, got = pattern.split("/"), topic.split("/")
+    return len(want) == len(got) and all(w in ("+", g) for w, g in zip(want, got, strict=True))
+
+
+def sync_messages(
+    desired: Sequence[Message],
+    published: Mapping[str, str],
+    everything: bool,
+    leftover: Iterable[str] = (),
+) -> list[Message]:
+    """What to send so the broker holds ``desired``: the retained messages that changed since
+    ``published`` (all of them when ``everything``, after a reconnect), then an empty retained
+    payload for each topic published or found on the broker (``leftover``) that is no longer
+    wanted, which clears it and, for a discovery config, is Home Assistant's way to remove it."""
+    wanted = {m.topic for m in desired}
+    out = [m for m in desired if everything or published.get(m.topic) != m.payload]
+    gone = sorted({t for t in [*published, *leftover] if t not in wanted})
+    out.extend(Message(topic, "", retain=True) for topic in gone)
+    return out
+
+
+def event_messages(
+    settings: MqttSettings, game_id: int | None, timeline: Iterable[Mapping[str, Any]], after_seq: int
+) -> list[Message]:
+    """One event message for each journal entry after ``after_seq``, oldest first: the event or
+    the correction in words and the score changes it caused, each with its reason."""
+    messages = []
+    for item in sorted((i for i in timeline if i["seq"] > after_seq), key=lambda i: int(i["seq"])):
+        payload: dict[str, Any] = {
+            "table": settings.table,
+            "game_id": game_id,
+            "seq": item["seq"],
+            "at": item.get("at"),
+            "kind": item.get("kind"),
+            "text": item.get("text"),
+        }
+        if item.get("reason"):
+            payload["reason"] = item["reason"]  # why a correction was made
+        payload["scores"] = [
+            {
+                "player": change["player"],
+                "points": change["points"],
+                "reason": change["reason"],
+                "kind": change.get("kind"),
+                "final": change.get("final", False),
+            }
+            for change in item.get("changes", [])
+        ]
+        messages.append(Message(settings.event_topic, _dumps(payload), retain=False, qos=1))
+    return messages
