@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -345,9 +346,30 @@ def test_a_video_file_keeps_its_own_pace_unless_told_not_to(video: Path, tmp_pat
         VideoFileCamera(tmp_path / "nothing.avi").open()
 
 
+class SlowCapture:
+    """The recording played at about 50 frames a second, as a camera would deliver it."""
+
+    def __init__(self, path: Path) -> None:
+        self.capture = cv2.VideoCapture(str(path))
+
+    def isOpened(self) -> bool:
+        return bool(self.capture.isOpened())
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(0.02)
+        ok, image = self.capture.read()
+        return ok, image
+
+    def release(self) -> None:
+        self.capture.release()
+
+
 def test_the_usb_reader_thread_gives_only_new_frames_in_order(video: Path) -> None:
     """The V4L2 opener swapped for one that plays the recording: the same thread and hand-over."""
-    camera = UsbCamera("/dev/video9", opener=lambda device: cv2.VideoCapture(str(video)))
+    camera = UsbCamera("/dev/video9", opener=lambda device: SlowCapture(video))
     camera.open()
     numbers, seqs = [], []
     with pytest.raises(CameraError, match=r"USB camera /dev/video9 gave no picture \(is it unplugged\?\)"):
@@ -356,8 +378,9 @@ def test_the_usb_reader_thread_gives_only_new_frames_in_order(video: Path) -> No
             numbers.append(number_of(frame.image))
             seqs.append(frame.seq)
     camera.close()
-    assert numbers and numbers[0] >= FLUSH_FRAMES  # the first pictures after opening are dropped
+    assert numbers[0] >= FLUSH_FRAMES == 2  # the first two pictures after opening are dropped
     assert numbers == sorted(set(numbers)) and numbers[-1] == 11  # never the same one twice
+    assert len(numbers) >= 4  # (all 10 unless this machine is very busy)
     assert seqs == list(range(1, len(seqs) + 1))
 
 
