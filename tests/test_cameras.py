@@ -27,7 +27,7 @@ from companion.cameras import (
     camera_settings,
     open_camera,
 )
-from companion.cameras.feed import POLL_SLEEP
+from companion.cameras.feed import POLL_SLEEP, STALE_LIMIT
 from companion.cameras.folder import FolderCamera
 from companion.cameras.opencv import FLUSH_FRAMES, UsbCamera, VideoFileCamera
 from companion.cameras.picam import MISSING, PiCamera
@@ -553,6 +553,19 @@ def test_a_stale_frame_is_never_handed_out() -> None:
     got = [feed.next() for _ in range(6)]
     assert [f.seq if f else None for f in got] == [None, 1, None, None, None, 3]  # opened, then read
     assert feed.stale == 3 and feed.faults == 0 and feed.status is None
+
+
+def test_only_old_pictures_for_long_count_as_a_fault() -> None:
+    clock = Clock()
+    steps: list[Frame | Exception] = [Frame(numbered(0), 1, clock.now - 5) for _ in range(STALE_LIMIT)]
+    camera = ScriptCamera(clock, steps)
+    feed = CameraFeed(camera, clock=clock, sleep=clock.sleep)
+    assert all(feed.next() is None for _ in range(STALE_LIMIT + 1))
+    assert feed.stale == STALE_LIMIT and feed.faults == 1 and camera.closes == 1
+    assert feed.status == (
+        f"No picture from the camera yet: script camera: gave {STALE_LIMIT} old pictures in a row. "
+        "Trying again in 1 s."
+    )
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,8 @@ from companion.cameras.base import BadFrame, Camera, CameraError, EndOfSource, F
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 # The longest one call sleeps while waiting to reconnect: short next to a watchdog's period.
 POLL_SLEEP = 0.1
+# Stale frames in a row that count as a fault (the camera is closed and opened again).
+STALE_LIMIT = 25
 DUE = 1e-6  # seconds: a retry this close is due now (sums of sleeps are not exact)
 
 
@@ -54,6 +56,7 @@ class CameraFeed:
         self._attempt = 0  # index into the back-off delays; 0 after a good frame
         self._retry_at: float | None = None
         self._last_seq: int | None = None
+        self._stale_run = 0  # stale frames since the last good one
         self._last_problem = ""
         self._ever_seen = False
 
@@ -71,20 +74,22 @@ class CameraFeed:
         except EndOfSource as error:
             self._end(error)
             return None
-        except BadFrame as error:
+        except BadFrame:
             self.skipped += 1
-            self._last_problem = _sentence(error)
             return None
         except Exception as error:  # a backend's bug must not stop the loop either
             self._fault(error)
             return None
-        if self._last_seq is not None and frame.seq <= self._last_seq:
+        old_seq = self._last_seq is not None and frame.seq <= self._last_seq
+        if not old_seq:
+            self._last_seq = frame.seq
+        if old_seq or self._clock() - frame.captured > self.max_age:
             self.stale += 1
+            self._stale_run += 1
+            if self._stale_run >= STALE_LIMIT:  # only old pictures: something is wrong upstream
+                self._fault(CameraError(f"{self.camera.name}: gave {self._stale_run} old pictures in a row"))
             return None
-        self._last_seq = frame.seq
-        if self._clock() - frame.captured > self.max_age:
-            self.stale += 1
-            return None
+        self._stale_run = 0
         self.frames += 1
         self._attempt = 0
         self._ever_seen = True
