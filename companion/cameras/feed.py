@@ -18,11 +18,14 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from companion.cameras.base import BadFrame, Camera, EndOfSource, Frame
+from companion.cameras.base import BadFrame, Camera, CameraError, EndOfSource, Frame
 
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 # The longest one call sleeps while waiting to reconnect: short next to a watchdog's period.
 POLL_SLEEP = 0.1
+# Stale frames in a row that count as a fault (the camera is closed and opened again).
+STALE_LIMIT = 25
+DUE = 1e-6  # seconds: a retry this close is due now (sums of sleeps are not exact)
 
 
 class CameraFeed:
@@ -53,34 +56,40 @@ class CameraFeed:
         self._attempt = 0  # index into the back-off delays; 0 after a good frame
         self._retry_at: float | None = None
         self._last_seq: int | None = None
+        self._stale_run = 0  # stale frames since the last good one
         self._last_problem = ""
         self._ever_seen = False
 
     def next(self) -> Frame | None:
-        """A fresh frame, or None (lost, waiting to reconnect, stale frame dropped, ended)."""
+        """A fresh frame, or None (lost, waiting to reconnect, just opened, stale frame dropped,
+        ended). A call that opens the camera reads in the next call: opening and reading can
+        each take a while, and the caller's loop should turn between them."""
         if self.ended:
             return None
-        if not self.connected and not self._reconnect():
+        if not self.connected:
+            self._connect()
             return None
         try:
             frame = self.camera.read(self.read_timeout)
         except EndOfSource as error:
             self._end(error)
             return None
-        except BadFrame as error:
+        except BadFrame:
             self.skipped += 1
-            self._last_problem = _sentence(error)
             return None
         except Exception as error:  # a backend's bug must not stop the loop either
             self._fault(error)
             return None
-        if self._last_seq is not None and frame.seq <= self._last_seq:
+        old_seq = self._last_seq is not None and frame.seq <= self._last_seq
+        if not old_seq:
+            self._last_seq = frame.seq
+        if old_seq or self._clock() - frame.captured > self.max_age:
             self.stale += 1
+            self._stale_run += 1
+            if self._stale_run >= STALE_LIMIT:  # only old pictures: something is wrong upstream
+                self._fault(CameraError(f"{self.camera.name}: gave {self._stale_run} old pictures in a row"))
             return None
-        self._last_seq = frame.seq
-        if self._clock() - frame.captured > self.max_age:
-            self.stale += 1
-            return None
+        self._stale_run = 0
         self.frames += 1
         self._attempt = 0
         self._ever_seen = True
@@ -93,28 +102,32 @@ class CameraFeed:
 
     # --- the states -------------------------------------------------------------------------
 
-    def _reconnect(self) -> bool:
-        """Open the camera when it is time; True when it is open now."""
+    def _connect(self) -> None:
+        """Open the camera when it is time."""
         if self._retry_at is not None:
             left = self._retry_at - self._clock()
             if left > 0:
-                self.status = self._lost_message(left)
                 self._sleep(min(left, POLL_SLEEP))
-                return False
+                left = self._retry_at - self._clock()
+            if left > DUE:  # not yet: try again in a later call
+                self.status = self._lost_message(left)
+                return
         try:
             self.camera.open()
         except Exception as error:  # CameraError, or a backend's own failure
             self._fault(error)
-            return False
+            return
         self.connected = True
         self._retry_at = None
         if self._attempt:  # a reconnect: said at once, until the first good frame clears it
             self.status = f"Camera reconnected: waiting for a picture from {self.camera.name}."
-        return True
 
     def _fault(self, error: BaseException) -> None:
         self.faults += 1
-        self._last_problem = _sentence(error) or f"{self.camera.name}: {type(error).__name__}"
+        if isinstance(error, CameraError):
+            self._last_problem = _sentence(error)
+        else:  # a backend's own failure: its text may not say which camera
+            self._last_problem = f"{self.camera.name} failed ({_sentence(error) or type(error).__name__})"
         if self.connected:
             self._close_camera()
         delay = self._backoff[min(self._attempt, len(self._backoff) - 1)]

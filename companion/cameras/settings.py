@@ -151,7 +151,7 @@ def camera_settings(section: Mapping[str, Any] | None) -> CameraSettings:
         raise _refuse("exposure_us", f"an exposure in microseconds from 1 to {MAX_EXPOSURE_US}", exposure)
     controls = Controls(
         focus_dioptres=_number(
-            section, "focus_dioptres", 0.0, MAX_DIOPTRES, "1 / the distance in metres (0 is infinity)"
+            section, "focus_dioptres", 0.0, MAX_DIOPTRES, "1 / the distance in metres, 0 (infinity) to 100"
         ),
         exposure_us=exposure,
         gain=_number(section, "gain", 1.0, MAX_GAIN, f"an analogue gain from 1 to {MAX_GAIN:g}"),
