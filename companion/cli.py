@@ -14,6 +14,7 @@ from companion.dice_cli import add_dice_command
 from companion.errors import UserError
 from companion.record import BadRecord, dump_record, parse_record, read_record, replay
 from companion.replay import replay_json, scoreboard_text
+from companion.service.cli import add_service_commands
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -294,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     enroll.set_defaults(run=_enroll)
 
     add_dice_command(commands)
+    add_service_commands(commands)
     return parser
 
 

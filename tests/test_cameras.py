@@ -82,13 +82,11 @@ def test_no_section_gives_the_defaults_and_a_full_section_is_read_as_written() -
             "focus_dioptres": 1.25,
             "exposure_us": 8000,
             "gain": 2,
-            "tray_region": [1500, 700, 400, 300],
         }
     )
     assert settings.camera_num == 1 and (settings.width, settings.height) == (1920, 1080)
     assert settings.fps == 4.0
     assert settings.controls == Controls(focus_dioptres=1.25, exposure_us=8000, gain=2.0)
-    assert settings.tray_region == (1500, 700, 400, 300)
     assert camera_settings({"source": "opencv", "device": "2"}).device == 2
     assert camera_settings({"source": "folder", "folder": "/tmp/x", "loop": True}).folder == Path("/tmp/x")
 
@@ -112,8 +110,6 @@ def test_no_section_gives_the_defaults_and_a_full_section_is_read_as_written() -
         ({"exposure_us": 0}, "exposure_us", "microseconds"),
         ({"exposure_us": 1.5}, "exposure_us", "not 1.5"),
         ({"gain": 0.5}, "gain", "from 1 to 64, not 0.5"),
-        ({"tray_region": [0, 0, 2000, 10]}, "tray_region", "inside the 1280x720 picture"),
-        ({"tray_region": [1, 2, 3]}, "tray_region", "[x, y, width, height]"),
         ({"source": "folder"}, "folder", 'needed when source is "folder"'),
         ({"fsp": 5}, "fsp", "did you mean fps?"),
         ({"colour": "red"}, "colour", "the keys are source"),

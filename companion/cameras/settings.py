@@ -30,7 +30,6 @@ KEYS = (
     "focus_dioptres",
     "exposure_us",
     "gain",
-    "tray_region",
 )
 MAX_SIDE = 8192  # pixels; far above any camera the companion would use
 MAX_FPS = 120.0
@@ -51,7 +50,6 @@ class CameraSettings:
     fps: float = 5.0  # table pace: a hand moves a tile in about a second
     realtime: bool = True  # video file, folder: no faster than their pace (false: as fast as read)
     controls: Controls = field(default_factory=Controls)
-    tray_region: tuple[int, int, int, int] | None = None  # x, y, w, h of the dice tray
 
 
 def _shown(value: Any) -> str:
@@ -109,21 +107,6 @@ def _device(section: Mapping[str, Any]) -> str | int:
     raise _refuse("device", wanted, value)
 
 
-def _tray_region(section: Mapping[str, Any], width: int, height: int) -> tuple[int, int, int, int] | None:
-    value = section.get("tray_region")
-    if value is None:
-        return None
-    wanted = f"[x, y, width, height] in pixels inside the {width}x{height} picture"
-    if not isinstance(value, list | tuple) or len(value) != 4:
-        raise _refuse("tray_region", wanted, value)
-    if any(not isinstance(v, int) or isinstance(v, bool) for v in value):
-        raise _refuse("tray_region", wanted, value)
-    x, y, w, h = value
-    if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > width or y + h > height:
-        raise _refuse("tray_region", wanted, value)
-    return (x, y, w, h)
-
-
 def camera_settings(section: Mapping[str, Any] | None) -> CameraSettings:
     """Check a ``[camera]`` section (already parsed to a dict); None gives the defaults."""
     if section is None:
@@ -167,7 +150,6 @@ def camera_settings(section: Mapping[str, Any] | None) -> CameraSettings:
         fps=5.0 if fps is None else fps,
         realtime=_flag(section, "realtime", True),
         controls=controls,
-        tray_region=_tray_region(section, width, height),
     )
 
 

@@ -13,6 +13,7 @@ first battle.
     led = [5, 6, 13]               # red, green, blue legs
     buzzer = 19                    # optional
     colour = "red"                 # optional: the seat of the player of that colour
+    region = [40, 600, 320, 240]   # where the tray lies in the camera's picture: x, y, width, height
 """
 
 from __future__ import annotations
@@ -43,7 +44,16 @@ RESERVED_PINS = {
 PIN_FACTORIES = ("lgpio", "mock")
 # The player colours a tray may be the seat of (every game's colours so far).
 SEAT_COLOURS = ("red", "green", "black", "white", "orange")
-TRAY_KEYS = ("button", "vibration", "led", "buzzer", "colour", "vibration_active_high", "led_common_anode")
+TRAY_KEYS = (
+    "button",
+    "vibration",
+    "led",
+    "buzzer",
+    "colour",
+    "vibration_active_high",
+    "led_common_anode",
+    "region",
+)
 TRAYS_KEYS = ("pin_factory", "settle_ms", "rolling_pulses", "press_ms", "tray")
 
 
@@ -62,6 +72,9 @@ class TrayPins:
     vibration_active_high: bool = True
     # A common-anode LED lights when its legs are pulled low.
     led_common_anode: bool = False
+    # Where the tray lies in the dice camera's picture (the overhead camera's, unless the config
+    # has a [dice_camera]): x, y, width, height in pixels. None: the whole picture is this tray.
+    region: tuple[int, int, int, int] | None = None
 
     def pins(self) -> list[int]:
         optional = [pin for pin in (self.vibration, self.buzzer) if pin is not None]
@@ -136,7 +149,26 @@ def _tray(section: Any, where: str) -> TrayPins:
         colour=colour,
         vibration_active_high=_flag(section, "vibration_active_high", True, where),
         led_common_anode=_flag(section, "led_common_anode", False, where),
+        region=_region(section.get("region"), f"{where}.region"),
     )
+
+
+def _region(value: Any, key: str) -> tuple[int, int, int, int] | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 4
+        or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value)
+        or value[2] < 32
+        or value[3] < 32
+    ):
+        raise TrayConfigError(
+            f"{key} must be [x, y, width, height] in pixels of the camera's picture "
+            f"(whole numbers, at least 32 wide and high), not {value!r}"
+        )
+    x, y, width, height = value
+    return (x, y, width, height)
 
 
 def trays_config(section: Mapping[str, Any]) -> TraysConfig:

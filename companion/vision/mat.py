@@ -50,6 +50,11 @@ class Rect:
     def centre(self) -> tuple[float, float]:
         return (self.x_mm + self.w_mm / 2, self.y_mm + self.h_mm / 2)
 
+    def corners_mm(self) -> np.ndarray:
+        """Top-left, top-right, bottom-right, bottom-left."""
+        x, y, w, h = self.x_mm, self.y_mm, self.w_mm, self.h_mm
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], dtype=np.float32)
+
     def contains(self, x: float, y: float) -> bool:
         return self.x_mm <= x <= self.x_mm + self.w_mm and self.y_mm <= y <= self.y_mm + self.h_mm
 

@@ -15,14 +15,11 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.errors import UserError
 from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.record import Record, read_record, replay
-from companion.sim.starwars_games import SimulatedGame
 from companion.store import GameStore
 from companion.vision.gallery import gallery_folder
-from companion.vision.reader import CellModel, ModelMissing
 from companion.web.server import serve
 
 if TYPE_CHECKING:
@@ -104,75 +101,33 @@ def _serve_demo(
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def play_camera(
-    table: Table,
-    model: CellModel,
-    truth: SimulatedGame,
-    fps: float,
-    seed: int,
-    stop: threading.Event,
-    gallery_dir: Path | None = None,
-) -> None:
-    """The simulated table, read frame by frame by the real pipeline, into ``table``."""
-    from companion.sim.table import SimulatedTable
-    from companion.table.links import TableLink
-    from companion.table.loop import CameraLoop
-    from companion.table.tracker import Tracker
-    from companion.vision.gallery import Gallery
-    from companion.vision.meeples import MeepleModel
-    from companion.vision.overlay import annotate
-    from companion.vision.watcher import Watcher
-
-    simulated = SimulatedTable(truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed)
-    link = TableLink(table)
-    # the user's tiles: enrolled (companion enroll --state-dir) and learnt from the phone
-    tracker = Tracker(link, model.labels, simulated.dice, gallery=Gallery(gallery_dir))
-    loop = CameraLoop(Watcher(model, meeple_model=MeepleModel()), tracker)
-    shown = None
-    for shot in simulated.frames():
-        if stop.wait(1 / fps):
-            return
-        loop.step(shot.frame)
-        simulated.dice.queue.extend(shot.dice)
-        tracker.poll_dice()
-        prompts = tracker.open_prompts()
-        view = None
-        if loop.last is not None and loop.last is not shown and loop.last.view is not None:
-            shown = loop.last
-            assert shown.view is not None
-            engine = link.engine()
-            tiles = list(engine.board.tiles) if engine is not None else []
-            asking = [c for p in prompts for c in p.cells]
-            view = annotate(shown.view, shown.lattice, tiles, asking)
-        table.set_camera(tracker.status, [p.message for p in prompts], view)
-    table.add({"event": "end"})  # the last tile is down: what a player does on the phone
-    print("The simulated game is over: final scores are on the scoreboard.")
-
-
 def run_camera_demo(
     fps: float, seed: int, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
 ) -> int:
-    from companion.sim.play import simulated_game
+    """``companion run`` over the simulated table: one game, read frame by frame by the pipeline."""
+    from companion.cameras.settings import camera_settings
+    from companion.config import Config, WebSettings
+    from companion.service.run import run_table
 
-    try:
-        model = CellModel()
-    except ModelMissing as error:
-        raise UserError(f"{error}; the demo reads the simulated table with it") from None
     folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
-    table = Table(
-        GameStore(folder), source=f"demo: a simulated table read by the camera pipeline, {fps:g} frames/s"
+    config = Config(
+        state_dir=folder,
+        web=WebSettings(host=host, port=port, pin=pin, mdns=mdns),
+        camera=camera_settings({"source": "simulator", "fps": fps}),
     )
-    truth = simulated_game(seed)
-    table.start(truth.setup.to_json())
-    stop = threading.Event()
-    player = threading.Thread(
-        target=play_camera,
-        args=(table, model, truth, fps, seed, stop, gallery_folder(folder)),
-        daemon=True,
-        name="camera",
-    )
-    news = f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s"
-    return _serve_demo(table, folder, state_dir, player, stop, news, host, port, pin, mdns)
+    try:
+        return run_table(
+            config,
+            simulated_games=1,
+            first_seed=seed,
+            title="Table Companion demo",
+            on_ready=lambda: print(
+                f"Playing simulated game {seed} on the simulated table at {fps:g} frames/s"
+            ),
+        )
+    finally:
+        if not state_dir:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def show_enrol_table(enrolment: Enrolment, style: int, stop: threading.Event) -> None:

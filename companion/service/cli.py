@@ -1,0 +1,89 @@
+"""The commands of the table as a service: ``companion run``, ``doctor`` and ``calibrate``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.config import Config
+
+# companion.config.SYSTEM_CONFIG, not imported here: the other commands need none of what it loads
+CONFIG_HELP = "the config file (default: /etc/table-companion/config.toml if it exists, else the defaults)"
+
+
+def _describe(config: Config) -> str:
+    camera = config.camera
+    lines = [
+        f"config: {config.source}",
+        f"  state dir: {config.state_dir}",
+        f"  scoreboard: http://{config.web.host}:{config.web.port}/"
+        + ("" if config.web.mdns else " (no mDNS)"),
+        f"  camera: {camera.source}",
+        f"  dice camera: {config.dice_camera.source if config.dice_camera else 'the overhead camera'}",
+        f"  trays: {len(config.trays.trays) if config.trays else 'none (dice typed on the phone)'}",
+        f"  mqtt: {f'{config.mqtt.host}:{config.mqtt.port}' if config.mqtt.enabled else 'off'}",
+    ]
+    return "\n".join(lines)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from companion.config import load_config
+    from companion.service.calibrate import with_calibration
+
+    config = load_config(args.config)
+    if args.check:
+        print(_describe(config))
+        print("the config is valid")
+        return 0
+    from companion.service.run import run_table
+
+    config = dataclasses.replace(config, camera=with_calibration(config.camera, config.state_dir))
+    return run_table(config)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from companion.service.doctor import FAIL, diagnose, report
+
+    findings = diagnose(args.config)
+    print(report(findings, as_json=args.json))
+    return 1 if any(finding.level == FAIL for finding in findings) else 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from companion.cameras.base import CameraError
+    from companion.cameras.settings import open_camera
+    from companion.config import load_config
+    from companion.errors import UserError
+    from companion.service.calibrate import calibrate
+
+    config = load_config(args.config)
+    if config.camera.source in ("simulator", "none"):
+        raise UserError(f'[camera] source = "{config.camera.source}" has no camera to calibrate')
+    camera = open_camera(config.camera)
+    print(f"calibrating {camera.name}: keep the play mat in view and hands away", file=sys.stderr)
+    try:
+        calibrate(camera, config.state_dir, say=lambda line: print(line, file=sys.stderr))
+    except CameraError as error:
+        raise UserError(str(error)) from None
+    return 0
+
+
+def add_service_commands(commands: Any) -> None:
+    run = commands.add_parser("run", help="run the table: camera, trays and scoreboard, as the service does")
+    run.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    run.add_argument("--check", action="store_true", help="only check the config and say what it sets")
+    run.set_defaults(run=_run)
+
+    doctor = commands.add_parser("doctor", help="check camera, pins, models, disk, clock and state dir")
+    doctor.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    doctor.add_argument("--json", action="store_true", help="print the findings as JSON")
+    doctor.set_defaults(run=_doctor)
+
+    calibrate = commands.add_parser(
+        "calibrate", help="set the camera's focus and exposure over the mat and check its markers"
+    )
+    calibrate.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    calibrate.set_defaults(run=_calibrate)

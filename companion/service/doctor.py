@@ -1,0 +1,278 @@
+"""``companion doctor``: what is wrong with this table, in plain words, and what to do about it.
+
+Each check gives ok, warn or FAIL with one sentence, and a fix when there is something to do.
+The command exits 1 when any check fails, so the install script and people alike can rely on it.
+On a machine that is not a Raspberry Pi the Pi's parts are checked as far as they exist, and
+the advice says what to use instead (a USB camera, the mock pins, ``companion demo``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from companion.cameras.base import CameraError
+from companion.cameras.settings import open_camera
+from companion.config import Config, load_config
+from companion.errors import UserError
+from companion.vision.reader import MODELS
+
+OK, WARN, FAIL = "ok", "warn", "FAIL"
+MODEL_FILES = ("cells.onnx", "meeples.onnx", "dice.onnx")
+DISK_WARN_MB = 500  # a season of games with their evidence pictures fits in far less
+DISK_FAIL_MB = 100  # SQLite needs room to write its journal; a full card corrupts nothing but stops play
+PI_MODEL = Path("/proc/device-tree/model")
+# No record can be older than this project; a clock before it has not been set (a Pi has no
+# battery-backed clock and takes the time from the network at boot).
+EARLIEST_SANE = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    level: str  # OK, WARN or FAIL
+    message: str
+    fix: str = ""
+
+
+def pi_model(path: Path = PI_MODEL) -> str | None:
+    """The board's name ("Raspberry Pi 5 Model B Rev 1.0"), or None on another machine."""
+    try:
+        model = path.read_text(encoding="utf-8", errors="replace").strip("\x00\n ")
+    except OSError:
+        return None
+    return model if model.startswith("Raspberry Pi") else None
+
+
+def check_machine(model: str | None) -> Finding:
+    if model:
+        return Finding("machine", OK, model)
+    return Finding(
+        "machine",
+        OK,
+        "not a Raspberry Pi: the Pi camera and GPIO pins are checked only as far as this machine has them",
+        'a USB camera works with [camera] source = "opencv"; companion demo needs no hardware',
+    )
+
+
+def check_models(folder: Path = MODELS) -> Finding:
+    import onnxruntime
+
+    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
+    if missing:
+        return Finding(
+            "models",
+            FAIL,
+            f"missing in {folder}: {', '.join(missing)}",
+            "the models ship in the checkout's models/ folder: check out the project again",
+        )
+    size = 0
+    for name in MODEL_FILES:
+        path = folder / name
+        size += path.stat().st_size
+        try:
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = 1
+            onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own types
+            return Finding("models", FAIL, f"{path} does not load: {error}", "check out models/ again")
+    return Finding("models", OK, f"{', '.join(MODEL_FILES)} load ({size / 1e6:.1f} MB) from {folder}")
+
+
+def check_camera(config: Config, model: str | None, timeout: float = 5.0) -> Finding:
+    settings = config.camera
+    if settings.source == "simulator":
+        return Finding("camera", OK, "the simulated table (no camera needed)")
+    if settings.source == "none":
+        return Finding("camera", WARN, "no camera configured: every tile is entered on the phone")
+    camera = open_camera(settings)
+    try:
+        camera.open()
+        frame = camera.read(timeout)
+    except CameraError as error:
+        fix = "is the cable seated, the camera enabled, and the service stopped while checking?"
+        if settings.source == "picamera2" and model is None:
+            fix = 'this is not a Pi: use a USB camera with [camera] source = "opencv"'
+        if "busy" in str(error).lower() or "in use" in str(error).lower():
+            fix = (
+                "the running service holds the camera: sudo systemctl stop table-companion, then check again"
+            )
+        return Finding("camera", FAIL, f"{camera.name}: {error}", fix)
+    finally:
+        camera.close()
+    from companion.vision.frames import check_frame
+
+    height, width = frame.image.shape[:2]
+    quality = check_frame(frame.image)
+    if not quality.ok:
+        return Finding("camera", WARN, f"{camera.name} gives {width}x{height}, but: {quality.message}")
+    return Finding("camera", OK, f"{camera.name} gives {width}x{height} pictures")
+
+
+def check_pins(config: Config, model: str | None, dev: Path = Path("/dev")) -> Finding:
+    trays = config.trays
+    if trays is None:
+        return Finding("pins", OK, "no dice trays configured: battle dice are typed on the phone")
+    if trays.pin_factory == "mock":
+        return Finding("pins", WARN, "the trays use mock pins: nothing real lights or is read")
+    chips = sorted(dev.glob("gpiochip*"))
+    if not chips:
+        fix = 'on another machine, set pin_factory = "mock" in [trays]' if model is None else ""
+        return Finding("pins", FAIL, f"no GPIO chip in {dev} (/dev/gpiochip*)", fix)
+    unreachable = [str(chip) for chip in chips if not os.access(chip, os.R_OK | os.W_OK)]
+    if len(unreachable) == len(chips):
+        return Finding(
+            "pins",
+            FAIL,
+            f"cannot open {', '.join(unreachable)} as this user",
+            "add the user to the gpio group (the service's user is in it): sudo adduser $USER gpio",
+        )
+    try:
+        import lgpio  # type: ignore[import-not-found]  # noqa: F401  (Raspberry Pi OS: python3-lgpio)
+    except ImportError:
+        return Finding(
+            "pins",
+            FAIL,
+            "the lgpio module is not installed",
+            "sudo apt install python3-lgpio, with the venv made with --system-site-packages",
+        )
+    pins = sum(len(tray.pins()) for tray in trays.trays)
+    return Finding("pins", OK, f"{len(trays.trays)} trays on {pins} pins; {chips[0]} can be opened")
+
+
+def check_disk(state_dir: Path) -> Finding:
+    where = state_dir if state_dir.exists() else next((p for p in state_dir.parents if p.exists()), Path("/"))
+    free_mb = shutil.disk_usage(where).free / 1e6
+    message = f"{free_mb:,.0f} MB free for {state_dir}"
+    if free_mb < DISK_FAIL_MB:
+        return Finding("disk", FAIL, message, "free some space: old evidence pictures can go first")
+    if free_mb < DISK_WARN_MB:
+        return Finding("disk", WARN, message, "space is getting short")
+    return Finding("disk", OK, message)
+
+
+def check_clock(now: datetime, synchronised: bool | None) -> Finding:
+    if now < EARLIEST_SANE:
+        return Finding(
+            "clock",
+            FAIL,
+            f"the clock says {now:%Y-%m-%d}, which cannot be right",
+            "connect the Pi to a network once so it sets its clock (timedatectl shows it)",
+        )
+    if synchronised is False:
+        return Finding(
+            "clock",
+            WARN,
+            f"{now:%Y-%m-%d %H:%M} UTC, not synchronised with a time server",
+            "the times in the records may be off; scores are not affected",
+        )
+    return Finding("clock", OK, f"{now:%Y-%m-%d %H:%M} UTC" + (", synchronised" if synchronised else ""))
+
+
+def clock_synchronised(run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run) -> bool | None:
+    """What systemd says of the clock, or None where it cannot say (no timedatectl, no systemd)."""
+    try:
+        answer = run(
+            ["timedatectl", "show", "--property=NTPSynchronized", "--value"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = answer.stdout.strip()
+    return {"yes": True, "no": False}.get(value) if answer.returncode == 0 else None
+
+
+def check_state_dir(state_dir: Path) -> Finding:
+    from companion.store import GameStore
+
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        probe = state_dir / ".doctor-probe"
+        probe.write_text("ok", encoding="utf-8")
+        probe.unlink()
+    except OSError as error:
+        return Finding(
+            "state dir",
+            FAIL,
+            f"cannot write in {state_dir}: {error.strerror or error}",
+            "run as the service's user (sudo -u table-companion companion doctor) or fix the folder's owner",
+        )
+    try:
+        store = GameStore(state_dir)
+    except UserError as error:
+        return Finding(
+            "state dir", FAIL, str(error), "the database may be damaged: keep a copy, then move it away"
+        )
+    try:
+        games = store.games()
+    finally:
+        store.close()
+    under_way = sum(1 for game in games if game.ended is None)
+    return Finding("state dir", OK, f"{state_dir}: {len(games)} games kept, {under_way} under way")
+
+
+def check_mqtt(config: Config, timeout: float = 3.0) -> Finding:
+    settings = config.mqtt
+    if not settings.enabled:
+        return Finding("mqtt", OK, "off (turn it on in [mqtt] for a club screen or Home Assistant)")
+    where = f"{settings.host}:{settings.port}"
+    try:
+        with socket.create_connection((settings.host, settings.port), timeout=timeout):
+            pass
+    except OSError as error:
+        return Finding(
+            "mqtt",
+            FAIL,
+            f"cannot reach the broker at {where}: {error.strerror or error}",
+            "is the broker running, and host and port right in [mqtt]?",
+        )
+    return Finding("mqtt", OK, f"the broker at {where} answers")
+
+
+def diagnose(config_path: str | None, model_path: Path = PI_MODEL) -> list[Finding]:
+    model = pi_model(model_path)
+    findings = [check_machine(model)]
+    try:
+        config = load_config(config_path)
+    except UserError as error:
+        findings.append(Finding("config", FAIL, str(error), "fix the key named, then check again"))
+        findings += [check_models(), check_clock(datetime.now(UTC), clock_synchronised())]
+        return findings
+    findings.append(Finding("config", OK, f"{config.source} is valid"))
+    findings.append(check_models())
+    findings.append(check_camera(config, model))
+    findings.append(check_pins(config, model))
+    findings.append(check_state_dir(config.state_dir))
+    findings.append(check_disk(config.state_dir))
+    findings.append(check_clock(datetime.now(UTC), clock_synchronised()))
+    findings.append(check_mqtt(config))
+    return findings
+
+
+def report(findings: list[Finding], as_json: bool = False) -> str:
+    if as_json:
+        return json.dumps([asdict(finding) for finding in findings], ensure_ascii=False, indent=1)
+    width = max(len(finding.check) for finding in findings)
+    lines = []
+    for finding in findings:
+        lines.append(f"{finding.level:<4}  {finding.check:<{width}}  {finding.message}")
+        if finding.fix and finding.level != OK:
+            lines.append(f"{'':<4}  {'':<{width}}  -> {finding.fix}")
+        elif finding.fix:
+            lines.append(f"{'':<4}  {'':<{width}}  ({finding.fix})")
+    failed = sum(1 for finding in findings if finding.level == FAIL)
+    warned = sum(1 for finding in findings if finding.level == WARN)
+    if failed:
+        lines.append(f"{failed} to fix" + (f", {warned} to look at" if warned else ""))
+    else:
+        lines.append(f"{warned} to look at" if warned else "all well")
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""``companion run``: the table as a service, put together from one config.
+
+Start-up reads the config, the game store (the newest game resumes where its journal left it),
+the models and the gallery; opens the camera, the trays and MQTT if configured; then serves the
+scoreboard and, once it listens, starts the table's loop and tells systemd it is ready. Nothing
+here knows a rule or a pixel: it only connects the parts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from companion.cameras.base import Camera, CameraError, Frame
+from companion.cameras.feed import CameraFeed
+from companion.cameras.settings import CameraSettings, open_camera
+from companion.config import Config
+from companion.errors import UserError
+from companion.live.table import Table
+from companion.service.notify import Notifier
+from companion.service.runner import TableRunner
+from companion.store import GameStore
+from companion.table.enrolment import Enrolment, EnrolmentCamera
+from companion.table.links import TableLink
+from companion.table.loop import CameraLoop
+from companion.table.tracker import DiceSource, Tracker
+from companion.vision.gallery import Gallery, gallery_folder
+from companion.vision.meeples import MeepleModel
+from companion.vision.reader import CellModel, ModelMissing
+from companion.vision.watcher import Watcher
+from companion.web.server import serve
+
+if TYPE_CHECKING:
+    from companion.devices.config import TraysConfig
+    from companion.table.trays import BattleTrays
+
+# A tray picture must be this fresh: the dice have been still for settle_ms (700 ms) when it is
+# asked for, so a picture from the last half second shows them settled.
+TRAY_PICTURE_AGE = 0.5
+
+
+def load_models() -> tuple[CellModel, MeepleModel]:
+    try:
+        return CellModel(), MeepleModel()
+    except ModelMissing as error:
+        raise UserError(f"{error}; the table cannot be read without it (is the checkout whole?)") from None
+
+
+def tray_pictures(
+    latest: Callable[[], Frame | None], config: TraysConfig, clock: Callable[[], float]
+) -> Callable[[int], np.ndarray]:
+    """Each tray's picture: its region of the newest fresh frame of the camera that sees it."""
+
+    def picture(index: int) -> np.ndarray:
+        frame = latest()
+        if frame is None or clock() - frame.captured > TRAY_PICTURE_AGE:
+            raise CameraError("the camera gave no fresh picture of the trays: is it connected?")
+        region = config.trays[index].region
+        if region is None:
+            return frame.image
+        x, y, width, height = region
+        crop = frame.image[y : y + height, x : x + width]
+        if crop.shape[0] < height or crop.shape[1] < width:
+            raise CameraError(
+                f"trays.tray[{index}].region {list(region)} lies outside the camera's "
+                f"{frame.image.shape[1]}x{frame.image.shape[0]} picture: fix it in the config"
+            )
+        return crop
+
+    return picture
+
+
+class DiceCamera:
+    """A second camera for the trays, read when a tray asks (the newest fresh frame)."""
+
+    def __init__(self, settings: CameraSettings) -> None:
+        self.feed = CameraFeed(open_camera(settings))
+
+    def latest(self) -> Frame | None:
+        return self.feed.next()
+
+    def close(self) -> None:
+        self.feed.close()
+
+
+def build_trays(config: Config, latest: Callable[[], Frame | None], stack: ExitStack) -> BattleTrays | None:
+    if config.trays is None:
+        return None
+    import time
+
+    from companion.devices.pins import make_pin_factory
+    from companion.devices.tray import build_trays as make_trays
+    from companion.table.trays import BattleTrays
+    from companion.vision.dice import DiceReader
+
+    if config.dice_camera is not None:
+        dice_camera = DiceCamera(config.dice_camera)
+        stack.callback(dice_camera.close)
+        latest = dice_camera.latest
+    trays = make_trays(config.trays, make_pin_factory(config.trays.pin_factory))
+    battle = BattleTrays(trays, tray_pictures(latest, config.trays, time.monotonic), DiceReader())
+    stack.callback(battle.close)
+    return battle
+
+
+def camera_loop_builder(
+    fps: float, gallery: Gallery, dice: DiceSource | None
+) -> Callable[[TableLink], CameraLoop]:
+    cells, meeples = load_models()
+
+    def build(link: TableLink) -> CameraLoop:
+        tracker = Tracker(link, cells.labels, dice, gallery=gallery)
+        return CameraLoop(Watcher(cells, fps=fps, meeple_model=meeples), tracker)
+
+    return build
+
+
+def run_table(
+    config: Config,
+    notifier: Notifier | None = None,
+    simulated_games: int | None = None,
+    first_seed: int = 1,
+    title: str = "Table Companion",
+    on_ready: Callable[[], None] | None = None,
+) -> int:
+    """Serve the table of ``config`` until stopped. A ``simulator`` camera plays simulated games
+    from ``first_seed`` on, ``simulated_games`` of them (None: without end)."""
+    notifier = notifier or Notifier.from_environment()
+    with ExitStack() as stack:
+        store = GameStore(config.state_dir)
+        stack.callback(store.close)
+        # one gallery: a tile taught on /enrol is read by the next game's tracker
+        gallery = Gallery(gallery_folder(config.state_dir))
+        enrolment = Enrolment(gallery)
+        table = Table(store)
+        stop = threading.Event()
+        runner_box: list[TableRunner] = []
+
+        def latest() -> Frame | None:
+            return runner_box[0].latest if runner_box else None
+
+        trays = build_trays(config, latest, stack)
+        dice: DiceSource | None = trays
+        if config.camera.source == "simulator":
+            from companion.cameras.simulated import FramesCamera
+            from companion.sim.table_games import SimulatedGames
+
+            games = SimulatedGames(table, config.camera.fps, first_seed, simulated_games)
+            camera: Camera = FramesCamera(games.frames(), name="the simulated table")
+            dice = games if trays is None else trays
+        else:
+            camera = open_camera(config.camera)
+        table.source = f"camera: {camera.name}"
+        feed = CameraFeed(camera)
+        stack.callback(feed.close)
+        runner = TableRunner(
+            table,
+            feed,
+            camera_loop_builder(config.camera.fps, gallery, dice),
+            notifier,
+            enrolment=EnrolmentCamera(enrolment),
+            trays=trays,
+            on_fatal=lambda: os.kill(os.getpid(), signal.SIGINT),
+        )
+        runner_box.append(runner)
+        worker = threading.Thread(target=runner.run, args=(stop,), daemon=True, name="table")
+        stack.callback(_stop_worker, worker, stop)
+        stack.callback(notifier.stopping)
+        _start_mqtt(config, table, stack)
+
+        def started() -> None:
+            worker.start()
+            notifier.ready(f"reading the table with {camera.name}")
+            if on_ready is not None:
+                on_ready()
+
+        try:
+            return serve(
+                table,
+                config.web.host,
+                config.web.port,
+                pin=config.web.pin,
+                threads=config.web.threads,
+                mdns=config.web.mdns,
+                title=title,
+                on_ready=started,
+                enrolment=enrolment,
+            )
+        except KeyboardInterrupt:
+            if runner.failed:
+                return 1
+            raise
+
+
+def _stop_worker(worker: threading.Thread, stop: threading.Event) -> None:
+    stop.set()
+    if worker.is_alive():
+        worker.join(timeout=10)
+        if worker.is_alive():
+            print("companion run: the table's loop did not stop within 10 s", file=sys.stderr)
+
+
+def _start_mqtt(config: Config, table: Table, stack: ExitStack) -> None:
+    if not config.mqtt.enabled:
+        return
+    from companion.live.mqtt import TablePublisher
+
+    publisher = TablePublisher(table, config.mqtt)
+    publisher.start()
+    stack.callback(publisher.stop)

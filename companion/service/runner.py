@@ -1,0 +1,159 @@
+"""The table's main loop: camera frames through the pipeline, trays polled, scoreboard told, watchdog fed.
+
+One thread turns it, as fast as the camera gives frames. Each turn:
+
+1. a new game started on the phone gets a fresh pipeline (watcher and tracker start from an
+   empty mat, not from the last game's tiles);
+2. the next fresh frame, if the camera gives one, goes to the game's pipeline, or, while no game
+   is under way, to the enrolment page (the tiles laid out to be taught);
+3. the trays are polled even while the camera is away: they read their own pictures;
+4. the scoreboard is told the camera's status, the open prompts and the annotated view;
+5. the systemd watchdog is fed. A loop that hangs stops feeding it and systemd restarts the
+   service. A single failing frame is logged and skipped; a loop that fails on every frame
+   (``MAX_FAILURES`` in a row) will not mend itself, so it calls ``on_fatal``, which stops the
+   program with an error (and systemd starts it again).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from companion.cameras.base import Frame
+from companion.live.table import Table
+from companion.table.enrolment import EnrolmentCamera
+from companion.table.links import TableLink
+from companion.table.loop import CameraLoop
+from companion.table.trays import BattleTrays
+from companion.vision.overlay import annotate
+
+# Frames in a row that fail with an error of ours before the loop stops feeding the watchdog.
+MAX_FAILURES = 50
+
+
+class FrameSource(Protocol):
+    """A camera feed (``companion.cameras.feed.CameraFeed``): fresh frames or None, never raises."""
+
+    status: str | None
+    ended: bool
+
+    def next(self) -> Frame | None: ...
+
+
+class Heartbeat(Protocol):
+    """The service manager (``companion.service.notify.Notifier``)."""
+
+    def kick(self) -> None: ...
+
+    def status(self, text: str) -> None: ...
+
+
+@dataclass
+class Pipeline:
+    """What reads one game: built afresh for every game by ``build``."""
+
+    game_id: int | None
+    loop: CameraLoop
+
+
+class TableRunner:
+    def __init__(
+        self,
+        table: Table,
+        feed: FrameSource,
+        build: Callable[[TableLink], CameraLoop],
+        heartbeat: Heartbeat,
+        enrolment: EnrolmentCamera | None = None,
+        trays: BattleTrays | None = None,
+        on_fatal: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.table = table
+        self.feed = feed
+        self.build = build
+        self.heartbeat = heartbeat
+        self.enrolment = enrolment
+        self.trays = trays
+        self.on_fatal = on_fatal
+        self.failed = False  # set once MAX_FAILURES frames in a row failed
+        self.link = TableLink(table)
+        self.pipeline = Pipeline(self._game_id(), build(self.link))
+        self.latest: Frame | None = None  # the newest fresh frame, for the trays' region
+        self.frames = 0
+        self.failures = 0  # frames in a row that failed
+        self._shown: object = None  # the observation whose view the scoreboard has
+        self._said: str | None = None
+
+    def _game_id(self) -> int | None:
+        live = self.table.live
+        return live.game_id if live is not None else None
+
+    def _in_play(self) -> bool:
+        live = self.table.live
+        return live is not None and not live.engine.finished
+
+    def step(self) -> None:
+        """One turn of the loop (see the module's docstring)."""
+        if self._game_id() != self.pipeline.game_id:
+            self.pipeline = Pipeline(self._game_id(), self.build(self.link))
+            self._shown = None
+        loop = self.pipeline.loop
+        frame = self.feed.next()
+        if frame is not None:
+            self.latest = frame
+            self.frames += 1
+            if self._in_play() or self.enrolment is None:
+                loop.step(frame.image)
+            else:
+                self.enrolment.step(frame.image)
+        if frame is None or not self._in_play():
+            loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
+        self._tell_scoreboard(loop)
+
+    def _tell_scoreboard(self, loop: CameraLoop) -> None:
+        tracker = self.pipeline.loop.tracker
+        prompts = [p.message for p in tracker.open_prompts()]
+        if self.trays is not None and self.trays.status:
+            prompts.append(self.trays.status)
+        status = self.feed.status or tracker.status
+        view = None
+        last = loop.last
+        if (
+            last is not None
+            and last is not self._shown
+            and last.view is not None
+            and self.feed.status is None
+        ):
+            self._shown = last
+            engine = self.link.engine()
+            tiles = list(engine.board.tiles) if engine is not None else []
+            asking = [cell for prompt in tracker.open_prompts() for cell in prompt.cells]
+            view = annotate(last.view, last.lattice, tiles, asking)
+        self.table.set_camera(status, prompts, view)
+        said = self.feed.status or "reading the table"
+        if said != self._said:
+            self._said = said
+            self.heartbeat.status(said)
+
+    def run(self, stop: threading.Event) -> None:
+        """Turn until ``stop`` is set or a finite source (a video file, a folder) has ended."""
+        while not stop.is_set() and not self.feed.ended:
+            try:
+                self.step()
+                self.failures = 0
+            except Exception:  # a bug of ours on one frame must not stop the table
+                self.failures += 1
+                if self.failures in (1, MAX_FAILURES):
+                    print("companion run: a frame could not be handled:", file=sys.stderr)
+                    traceback.print_exc(file=sys.stderr)
+                if self.failures >= MAX_FAILURES:
+                    print(f"companion run: {MAX_FAILURES} frames in a row failed: stopping", file=sys.stderr)
+                    self.failed = True
+                    self.on_fatal()
+                    return
+                time.sleep(0.05)
+            self.heartbeat.kick()

@@ -1,0 +1,87 @@
+"""Simulated games played one after another on the simulated table: a camera and a dice source.
+
+``companion run`` with ``[camera] source = "simulator"``, ``companion demo`` and the soak run
+(benchmarks/soak.py) use it. Each game is started on the table as players would on the setup
+page, played on the mat frame by frame, and ended as players would on the phone once its last
+tile is down; a few frames of the finished table later, the next game starts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from companion.games.starwars.engine import StarWarsGame
+from companion.live.table import Table
+from companion.sim.play import simulated_game
+from companion.sim.table import SimDice, SimulatedTable
+
+# Frames of the finished table before the next game starts (the players look at the scores).
+PAUSE_FRAMES = 10
+
+
+class SimulatedGames:
+    def __init__(
+        self,
+        table: Table,
+        fps: float = 5.0,
+        first_seed: int = 1,
+        games: int | None = None,
+        tiles: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """``games``: how many to play (None: without end); ``tiles``: each game stops after so
+        many (None: the whole game). ``fps`` paces the frames as a camera would; 0 gives them as
+        fast as they are asked for."""
+        self.table = table
+        self.fps = fps
+        self.first_seed = first_seed
+        self.games = games
+        self.tiles = tiles
+        self.clock = clock
+        self.sleep = sleep
+        self.dice = SimDice()  # the current game's rolls, as the trays would report them
+        self.played = 0  # games finished
+
+    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
+        """The tracker's DiceSource: the rolls of the game on the mat."""
+        return self.dice.poll(engine)
+
+    def frames(self) -> Iterator[np.ndarray]:
+        seed = self.first_seed
+        due = self.clock()
+        while self.games is None or self.played < self.games:
+            truth = simulated_game(seed, tiles=self.tiles)
+            simulated = SimulatedTable(
+                truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed
+            )
+            self.table.start(truth.setup.to_json())
+            self.dice = SimDice()
+            last: np.ndarray | None = None
+            for shot in simulated.frames():
+                due = self._wait(due)
+                self.dice.queue.extend(shot.dice)
+                last = shot.frame
+                yield last
+            self.table.add({"event": "end"})  # the last tile is down: what a player does on the phone
+            self.played += 1
+            for still in range(PAUSE_FRAMES if last is not None else 0):
+                due = self._wait(due)
+                assert last is not None
+                again = last.copy()
+                again[0, 0, 0] ^= 1 + still % 2  # a live sensor never gives the same bytes twice
+                yield again
+            seed += 1
+
+    def _wait(self, due: float) -> float:
+        """Sleep until the next frame is due; returns when the one after is."""
+        if self.fps <= 0:
+            return due
+        now = self.clock()
+        if due > now:
+            self.sleep(due - now)
+        return max(due, now - 1.0) + 1.0 / self.fps  # behind by more than a second: do not race

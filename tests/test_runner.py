@@ -1,0 +1,148 @@
+"""The table's main loop (``companion run``'s): frames through the pipeline, a lost camera on the
+scoreboard, a fresh pipeline per game, enrolment between games, and the watchdog fed every turn."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.cameras.feed import CameraFeed
+from companion.cameras.simulated import FramesCamera, disconnected
+from companion.live.table import Table
+from companion.service.run import camera_loop_builder
+from companion.service.runner import MAX_FAILURES, TableRunner
+from companion.sim.enrol_table import EnrolTable
+from companion.sim.play import simulated_game
+from companion.sim.table_games import SimulatedGames
+from companion.store import GameStore
+from companion.table.enrolment import Enrolment, EnrolmentCamera
+from companion.table.links import TableLink
+from companion.table.loop import CameraLoop
+from companion.vision.gallery import Gallery
+
+TILES = 6  # a short game: enough turns to show the loop reads, short enough for the suite
+
+
+class Heartbeat:
+    def __init__(self) -> None:
+        self.kicks = 0
+        self.said: list[str] = []
+
+    def kick(self) -> None:
+        self.kicks += 1
+
+    def status(self, text: str) -> None:
+        self.said.append(text)
+
+
+def placed(table: Table, game: int | None = None) -> list[dict[str, Any]]:
+    """The tile events of the game under way (or of game ``game``), as stored."""
+    text = table.record_text(game)
+    assert text is not None
+    import json
+
+    lines = [json.loads(line) for line in text.splitlines()[1:]]
+    return [{k: v for k, v in e.items() if k != "meta"} for e in lines if e["event"] == "place"]
+
+
+def truth_tiles(seed: int) -> list[dict[str, Any]]:
+    truth = simulated_game(seed, tiles=TILES)
+    events = [type(truth.game).event_to_json(e) for e in truth.events]
+    return [{k: v for k, v in e.items() if k != "meta"} for e in events if e["event"] == "place"]
+
+
+def runner_over(
+    table: Table, games: SimulatedGames, faults: Any = None
+) -> tuple[TableRunner, Heartbeat, CameraFeed]:
+    camera = FramesCamera(games.frames(), faults=faults)
+    feed = CameraFeed(camera, sleep=lambda _: None, backoff=(0.0,), max_age=60.0)
+    heartbeat = Heartbeat()
+    build = camera_loop_builder(5.0, Gallery(), games)
+    return TableRunner(table, feed, build, heartbeat), heartbeat, feed
+
+
+def test_a_game_is_read_and_the_watchdog_is_fed_every_turn(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))
+    games = SimulatedGames(table, fps=0, first_seed=3, games=1, tiles=TILES)
+    runner, heartbeat, feed = runner_over(table, games)
+    runner.run(threading.Event())
+    assert feed.ended and games.played == 1
+    assert placed(table) == truth_tiles(3)
+    assert table.live is not None and table.live.engine.finished
+    assert heartbeat.kicks == runner.frames + 1  # every turn, the last one (the end of frames) too
+    assert heartbeat.said[0] == "reading the table"
+    assert heartbeat.said[1:] == ["The camera has no more pictures: simulated table: no more frames."]
+
+
+def test_a_lost_camera_shows_on_the_scoreboard_and_the_game_goes_on(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))
+    games = SimulatedGames(table, fps=0, first_seed=3, games=1, tiles=TILES)
+    runner, heartbeat, feed = runner_over(table, games, faults=disconnected(40, 3))
+    seen: list[str | None] = []
+    while not feed.ended:
+        runner.step()
+        seen.append(table.state()["camera"]["status"])
+    lost = [status for status in seen if status and status.startswith("Camera lost")]
+    assert lost, seen
+    assert any(said.startswith("Camera lost") for said in heartbeat.said)
+    back = max(i for i, said in enumerate(heartbeat.said) if said.startswith("Camera lost")) + 1
+    assert heartbeat.said[back] == "reading the table"  # and back once frames flow again
+    assert feed.faults == 3
+    # three frames lost while the hands were away: the still scenes around them are read all the same
+    assert placed(table) == truth_tiles(3)
+
+
+def test_each_new_game_is_read_from_an_empty_mat(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))
+    games = SimulatedGames(table, fps=0, first_seed=3, games=2, tiles=TILES)
+    runner, _, _ = runner_over(table, games)
+    runner.run(threading.Event())
+    first, second = (row.id for row in reversed(table.games()))
+    assert placed(table, first) == truth_tiles(3)
+    assert placed(table, second) == truth_tiles(4)
+
+
+def test_between_games_the_camera_feeds_the_enrolment_page(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))  # no game under way
+    enrolment = Enrolment(Gallery())
+    box = EnrolTable(1_000_000)
+    frames = (box.frame() for _ in range(40))
+    feed = CameraFeed(FramesCamera(frames), sleep=lambda _: None, max_age=60.0)
+    build = camera_loop_builder(5.0, Gallery(), None)
+    runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
+    runner.run(threading.Event())
+    assert len(enrolment.state()["tiles"]) == len(box.truth)
+
+
+class Broken:
+    """A pipeline that fails on every frame: a bug of ours, not the camera's."""
+
+    def __init__(self, loop: CameraLoop) -> None:
+        self.tracker = loop.tracker
+        self.last = None
+
+    def step(self, frame: np.ndarray) -> list[dict[str, Any]]:
+        raise RuntimeError("a bug")
+
+
+def test_a_loop_that_fails_on_every_frame_stops_the_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = Table(GameStore(tmp_path))
+    games = SimulatedGames(table, fps=0, first_seed=3, games=1, tiles=TILES)
+    fatal: list[bool] = []
+    build = camera_loop_builder(5.0, Gallery(), games)
+
+    def broken(link: TableLink) -> Any:
+        return Broken(build(link))
+
+    feed = CameraFeed(FramesCamera(games.frames()), sleep=lambda _: None, max_age=60.0)
+    runner = TableRunner(table, feed, broken, Heartbeat(), on_fatal=lambda: fatal.append(True))
+    runner.run(threading.Event())
+    assert fatal == [True] and runner.failed and runner.failures == MAX_FAILURES
+    err = capsys.readouterr().err
+    assert "RuntimeError: a bug" in err and f"{MAX_FAILURES} frames in a row failed" in err
