@@ -98,6 +98,9 @@ class TablePublisher:
         if self._thread is not None:
             return
         s = self.settings
+        if not s.enabled:
+            self._set_status("MQTT: off ([mqtt] enabled = false)", level=logging.INFO)
+            return
         try:
             client = self._factory(f"table-companion-{s.table}")
             if s.username is not None:

@@ -28,6 +28,7 @@ from companion.errors import ConfigError
 
 SLUG = re.compile(r"[a-z0-9_-]{1,64}")
 ONLINE, OFFLINE = "online", "offline"
+TURN_TEMPLATE = "{{ value_json.turn_of or ('game over' if value_json.finished else 'no game') }}"
 # Home Assistant refuses a sensor state longer than 255 characters.
 STATE_TEXT_MAX = 250
 
@@ -283,15 +284,16 @@ def discovery_messages(settings: MqttSettings, brief: Mapping[str, Any]) -> list
         }
         return Message(settings.discovery_topic(object_id), _dumps(payload), retain=True)
 
-    state = settings.state_topic
+    # Home Assistant renders these Jinja templates over the state's JSON.
+    sensors = [
+        ("game", "Game", "mdi:dice-multiple", "{{ value_json.title or 'no game' }}"),
+        ("turn", "Turn", "mdi:account-clock", TURN_TEMPLATE),
+        ("camera", "Camera", "mdi:camera", "{{ value_json.camera or 'no camera' }}"),
+    ]
     messages = [
-        config("game", "Game", state_topic=state, icon="mdi:dice-multiple",
-               value_template="{{ value_json.title or 'no game' }}"),
-        config("turn", "Turn", state_topic=state, icon="mdi:account-clock",
-               value_template="{{ value_json.turn_of or ('game over' if value_json.finished else 'no game') }}"),
-        config("camera", "Camera", state_topic=state, icon="mdi:camera",
-               value_template="{{ value_json.camera or 'no camera' }}"),
-    ]  # fmt: skip
+        config(object_id, name, state_topic=settings.state_topic, icon=icon, value_template=template)
+        for object_id, name, icon, template in sensors
+    ]
     for player in brief["players"]:
         messages.append(
             config(
