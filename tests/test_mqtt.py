@@ -26,11 +26,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from companion.errors import ConfigError
 from companion.live.mqtt import TablePublisher, make_client
+from companion.live.mqtt_config import SLUG, MqttSettings, mqtt_settings
 from companion.live.mqtt_topics import (
-    SLUG,
-    MqttSettings,
     event_messages,
-    mqtt_settings,
     player_slugs,
     retained_messages,
     summary,

@@ -24,12 +24,11 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from companion.live.mqtt_config import MqttSettings, mqtt_settings
 from companion.live.mqtt_topics import (
     OFFLINE,
     Message,
-    MqttSettings,
     event_messages,
-    mqtt_settings,
     owned,
     owned_filters,
     retained_messages,
