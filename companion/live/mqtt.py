@@ -122,6 +122,8 @@ class TablePublisher:
             client.connect_async(s.host, s.port, s.keepalive)
             client.loop_start()
         except Exception as error:  # a bad TLS setup, say: the table carries on without MQTT
+            if self._inbox is not None:
+                self.table.broadcast.unsubscribe(self._inbox)
             self._set_status(f"MQTT: cannot start ({error})", level=logging.ERROR)
             return
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
