@@ -473,6 +473,27 @@ def test_publisher_follows_a_game_on_a_real_broker(broker: Broker, tmp_path: Pat
     watcher.close()
 
 
+def test_turning_discovery_off_removes_the_sensors(broker: Broker, tmp_path: Path) -> None:
+    table = make_table(tmp_path)
+    start_game(table, "route-three.jsonl")
+
+    def configs() -> list[str]:
+        return [t for t in held_now(broker.port) if t.startswith("homeassistant/")]
+
+    first = fast(table, local(broker.port))
+    first.start()
+    wait_until(lambda: len(configs()) == 5, what="five sensors")
+    first.stop()
+    # A later run with discovery off finds the configs the first left and clears them.
+    second = fast(table, local(broker.port, discovery=False))
+    second.start()
+    try:
+        wait_until(lambda: second.connected and configs() == [], what="the sensors removed")
+        assert scores_held(held_now(broker.port)) == {"ana": 0, "ben": 0}  # the topics stay
+    finally:
+        second.stop()
+
+
 class GatedClient(mqtt.Client):
     """paho's client, whose reconnecting waits while the test holds the gate shut."""
 
