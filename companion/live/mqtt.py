@@ -130,7 +130,8 @@ class TablePublisher:
         self._thread.start()
 
     def stop(self, timeout: float = 3.0) -> None:
-        """Publish "offline", disconnect cleanly, and let go of the table."""
+        """Publish "offline", disconnect cleanly, and let go of the table (for good: a publisher
+        runs once; make another to start again)."""
         self._stopping.set()
         if self._inbox is not None:
             self.table.broadcast.unsubscribe(self._inbox)
