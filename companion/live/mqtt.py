@@ -24,12 +24,11 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from companion.live.mqtt_config import MqttSettings, mqtt_settings
 from companion.live.mqtt_topics import (
     OFFLINE,
     Message,
-    MqttSettings,
     event_messages,
-    mqtt_settings,
     owned,
     owned_filters,
     retained_messages,
@@ -98,6 +97,9 @@ class TablePublisher:
         if self._thread is not None:
             return
         s = self.settings
+        if not s.enabled:
+            self._set_status("MQTT: off ([mqtt] enabled = false)", level=logging.INFO)
+            return
         try:
             client = self._factory(f"table-companion-{s.table}")
             if s.username is not None:
@@ -120,13 +122,16 @@ class TablePublisher:
             client.connect_async(s.host, s.port, s.keepalive)
             client.loop_start()
         except Exception as error:  # a bad TLS setup, say: the table carries on without MQTT
+            if self._inbox is not None:
+                self.table.broadcast.unsubscribe(self._inbox)
             self._set_status(f"MQTT: cannot start ({error})", level=logging.ERROR)
             return
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 3.0) -> None:
-        """Publish "offline", disconnect cleanly, and let go of the table."""
+        """Publish "offline", disconnect cleanly, and let go of the table (for good: a publisher
+        runs once; make another to start again)."""
         self._stopping.set()
         if self._inbox is not None:
             self.table.broadcast.unsubscribe(self._inbox)
