@@ -46,13 +46,13 @@ def placed(table: Table, game: int | None = None) -> list[dict[str, Any]]:
     import json
 
     lines = [json.loads(line) for line in text.splitlines()[1:]]
-    return [{k: v for k, v in e.items() if k != "meta"} for e in lines if e["event"] == "place"]
+    return [{k: v for k, v in e.items() if k != "meta"} for e in lines if e["event"] == "tile"]
 
 
 def truth_tiles(seed: int) -> list[dict[str, Any]]:
     truth = simulated_game(seed, tiles=TILES)
     events = [type(truth.game).event_to_json(e) for e in truth.events]
-    return [{k: v for k, v in e.items() if k != "meta"} for e in events if e["event"] == "place"]
+    return [{k: v for k, v in e.items() if k != "meta"} for e in events if e["event"] == "tile"]
 
 
 def runner_over(
@@ -73,7 +73,7 @@ def test_a_game_is_read_and_the_watchdog_is_fed_every_turn(tmp_path: Path) -> No
     assert feed.ended and games.played == 1
     assert placed(table) == truth_tiles(3)
     assert table.live is not None and table.live.engine.finished
-    assert heartbeat.kicks == runner.frames + 1  # every turn, the last one (the end of frames) too
+    assert heartbeat.kicks == runner.turns >= runner.frames  # every turn, with a frame or without
     assert heartbeat.said[0] == "reading the table"
     assert heartbeat.said[1:] == ["The camera has no more pictures: simulated table: no more frames."]
 
@@ -90,7 +90,7 @@ def test_a_lost_camera_shows_on_the_scoreboard_and_the_game_goes_on(tmp_path: Pa
     assert lost, seen
     assert any(said.startswith("Camera lost") for said in heartbeat.said)
     back = max(i for i, said in enumerate(heartbeat.said) if said.startswith("Camera lost")) + 1
-    assert heartbeat.said[back] == "reading the table"  # and back once frames flow again
+    assert "reading the table" in heartbeat.said[back:]  # and back once frames flow again
     assert feed.faults == 3
     # three frames lost while the hands were away: the still scenes around them are read all the same
     assert placed(table) == truth_tiles(3)

@@ -117,7 +117,12 @@ def camera_loop_builder(
 
     def build(link: TableLink) -> CameraLoop:
         tracker = Tracker(link, cells.labels, dice, gallery=gallery)
-        return CameraLoop(Watcher(cells, fps=fps, meeple_model=meeples), tracker)
+
+        def laid() -> set[tuple[int, int]]:
+            engine = link.engine()
+            return set(engine.board.tiles) if engine is not None else set()
+
+        return CameraLoop(Watcher(cells, fps=fps, meeple_model=meeples, laid=laid), tracker)
 
     return build
 
@@ -176,8 +181,8 @@ def run_table(
         _start_mqtt(config, table, stack)
 
         def started() -> None:
+            notifier.ready(f"reading the table with {camera.name}")  # before the loop's first kick
             worker.start()
-            notifier.ready(f"reading the table with {camera.name}")
             if on_ready is not None:
                 on_ready()
 

@@ -84,6 +84,7 @@ class TableRunner:
         self.pipeline = Pipeline(self._game_id(), build(self.link))
         self.latest: Frame | None = None  # the newest fresh frame, for the trays' region
         self.frames = 0
+        self.turns = 0  # turns of the loop, each ending with a kick of the watchdog
         self.failures = 0  # frames in a row that failed
         self._shown: object = None  # the observation whose view the scoreboard has
         self._said: str | None = None
@@ -156,4 +157,5 @@ class TableRunner:
                     self.on_fatal()
                     return
                 time.sleep(0.05)
+            self.turns += 1
             self.heartbeat.kick()

@@ -151,6 +151,11 @@ class Tracker:
         readings = {r.cell: r for r in observation.readings}
         for key in [k for k in self.prompts if any(c in readings for c in k[1])]:
             del self.prompts[key]
+        start = readings.get((0, 0))
+        if start is not None and (0, 0) in engine.board.tiles and self.learning.art.familiar is None:
+            # a game resumed after a restart: its start tile lay there before this tracker began
+            best, chance = start.best()
+            self.learning.art.start_read(self._lyings[best] if chance >= DOMINANT else None, chance >= ACCEPT)
         new_tiles: list[CellReading] = []
         for reading in readings.values():
             if self._is_empty(reading):  # a window kept for a tile taken away no longer shows it

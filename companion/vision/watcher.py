@@ -7,6 +7,7 @@ view, and the cells that changed read by the model. Knows no rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -90,12 +91,16 @@ class Watcher:
         mat: MatSpec = STANDARD_MAT,
         fps: float = 10.0,
         meeple_model: MeepleModel | None = None,
+        laid: Callable[[], set[Cell]] = set,
     ) -> None:
+        """``laid``: the cells that hold a tile in the game so far (a game resumed after a restart
+        has some), so a lattice found from the tiles in view is numbered as the game's board."""
         self.model = model
         self.bare = BareLooks(model.labels, meeple_model)
         self.mat = mat
         self.rectifier = Rectifier(mat)
         self.scenes = SettledScenes(fps)
+        self.laid = laid
         self.lattice: Lattice | None = None
         self.reference: np.ndarray | None = None  # the last settled rectified view
         self.last_view: np.ndarray | None = None
@@ -147,7 +152,8 @@ class Watcher:
             centre = lone_tile_centre(changed_pixels(self.reference, view), self.mat)
             if centre is not None:
                 return Lattice(centre), [(0, 0)]
-        return find_lattice(view, self.mat)
+        found = find_lattice(view, self.mat)
+        return None if found is None else aligned(*found, self.laid())
 
     def changed_cells(self, view: np.ndarray) -> list[Cell]:
         assert self.lattice is not None
@@ -175,3 +181,19 @@ class Watcher:
         if self.last_view is None or self.lattice is None:
             return []
         return self.bare.update(self.model.read(self.last_view, self.lattice, cells))
+
+
+def aligned(lattice: Lattice, cells: list[Cell], laid: set[Cell]) -> tuple[Lattice, list[Cell]]:
+    """The lattice found from the tiles in view, shifted so that they fall on the cells the game
+    has laid (the shift that covers most of them, the smallest of equals). Without laid cells,
+    or when no shift covers any, it stays as found: cell (0, 0) the tile nearest the centre."""
+    if not laid or not cells:
+        return lattice, cells
+    seen = set(cells)
+    shifts = {(lx - cx, ly - cy) for lx, ly in laid for cx, cy in cells}
+    best = max(
+        shifts, key=lambda d: (len({(x + d[0], y + d[1]) for x, y in seen} & laid), -abs(d[0]) - abs(d[1]))
+    )
+    dx, dy = best
+    origin = (lattice.origin_px[0] - dx * TILE_PX, lattice.origin_px[1] - dy * TILE_PX)
+    return Lattice(origin), [(x + dx, y + dy) for x, y in cells]
