@@ -11,6 +11,16 @@ or by a unit that is not ``Type=notify``) every call is a no-op, so the caller n
 
 Telling systemd is never worth crashing for: a failed send is reported once on stderr, and the
 companion carries on.
+
+The main loop uses it like this::
+
+    notifier = Notifier.from_environment()
+    ...  # load the models, open the camera
+    notifier.ready("scoreboard on http://table-companion.local:8000/")
+    while running:
+        ...  # read a frame
+        notifier.kick()  # every frame: sent at most every quarter watchdog interval
+    notifier.stopping()
 """
 
 from __future__ import annotations
