@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test lint typecheck bench clean test-pi-pins
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=python3.11")'
@@ -33,5 +33,31 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$$(command -v taskset >/dev/null && echo taskset -c 0) $(BIN)/python benchmarks/bench_engine.py
 
+# The whole test suite on the oldest numpy, OpenCV and onnxruntime supported, as a Raspberry Pi
+# OS Bookworm install can have them (hardware/constraints-oldest.txt), in a venv of its own.
+PI_VENV ?= .venv-pi
+PI_BIN := $(PI_VENV)/bin
+
+# Prints each pinned package's installed version and fails if one is not the pinned one.
+define CHECK_PINS
+import importlib.metadata, pathlib, sys
+wrong = 0
+for line in pathlib.Path("hardware/constraints-oldest.txt").read_text().splitlines():
+    name, _, pinned = line.split("#")[0].strip().partition("==")
+    if name:
+        found = importlib.metadata.version(name)
+        wrong += found != pinned
+        print(f"{name} {found}" + ("" if found == pinned else f" (pinned {pinned})"))
+sys.exit(1 if wrong else 0)
+endef
+export CHECK_PINS
+
+test-pi-pins:
+	$(PYTHON) -m venv $(PI_VENV)
+	$(PI_BIN)/python -m pip install --quiet --upgrade pip
+	$(PI_BIN)/python -m pip install --quiet --constraint hardware/constraints-oldest.txt -e '.[test]'
+	$(PI_BIN)/python -c "$$CHECK_PINS"
+	$(PI_BIN)/python -m pytest -q
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(PI_VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
