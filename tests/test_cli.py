@@ -201,7 +201,7 @@ def test_the_camera_demo_scores_what_the_camera_reads(tmp_path: Path) -> None:
         while time.monotonic() < deadline:
             with urllib.request.urlopen(f"{url}/api/state", timeout=5) as response:
                 state = json.load(response)
-            if state["events"] >= 3 and state["camera"]["view"]:
+            if state.get("events", 0) >= 3 and state["camera"]["view"]:
                 break
             time.sleep(0.5)
         assert state["events"] >= 3  # the start tile and two more, read from rendered frames

@@ -23,6 +23,8 @@ from companion.table.enrolment import Enrolment, EnrolmentCamera
 from companion.table.links import TableLink
 from companion.table.loop import CameraLoop
 from companion.vision.gallery import Gallery
+from companion.vision.lattice import Lattice
+from companion.vision.watcher import aligned
 
 TILES = 6  # a short game: enough turns to show the loop reads, short enough for the suite
 
@@ -146,3 +148,13 @@ def test_a_loop_that_fails_on_every_frame_stops_the_program(
     assert fatal == [True] and runner.failed and runner.failures == MAX_FAILURES
     err = capsys.readouterr().err
     assert "RuntimeError: a bug" in err and f"{MAX_FAILURES} frames in a row failed" in err
+
+
+def test_a_lattice_found_mid_game_is_numbered_as_the_games_board() -> None:
+    """After a restart the camera finds the tiles in view; they are the game's cells, shifted."""
+    found = Lattice((200.0, 150.0))  # (0, 0): the tile nearest the board's centre
+    laid = {(0, 0), (0, -1), (1, -1), (-1, -1)}
+    lattice, cells = aligned(found, [(0, 0), (0, 1), (1, 0), (-1, 0)], laid)
+    assert cells == [(0, -1), (0, 0), (1, -1), (-1, -1)]
+    assert lattice.centre((0, -1)) == (200.0, 150.0)
+    assert aligned(found, [(0, 0)], set()) == (found, [(0, 0)])  # a new game: as found

@@ -1,0 +1,194 @@
+"""``companion doctor`` and ``companion calibrate``: plain findings on this (non-Pi) machine, each
+failure with what to do; calibration finding focus and exposure on a camera that can set them."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cameras.base import CameraError, Controls, Frame
+from companion.cameras.settings import camera_settings
+from companion.cli import main
+from companion.config import load_config
+from companion.service import doctor
+from companion.service.calibrate import CALIBRATION, PICTURE, calibrate, saved_controls, with_calibration
+from companion.service.doctor import FAIL, OK, WARN, diagnose
+from companion.sim.enrol_table import EnrolTable
+
+
+def config_file(tmp_path: Path, camera: str = 'source = "simulator"', extra: str = "") -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(f'state_dir = "{tmp_path / "state"}"\n[camera]\n{camera}\n{extra}', encoding="utf-8")
+    return path
+
+
+def by_check(findings: list[doctor.Finding]) -> dict[str, doctor.Finding]:
+    return {finding.check: finding for finding in findings}
+
+
+def test_the_pi_is_known_by_its_device_tree(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
+    assert doctor.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0"
+    model.write_bytes(b"QEMU Virtual Machine\x00")
+    assert doctor.pi_model(model) is None
+    assert doctor.pi_model(tmp_path / "absent") is None
+
+
+def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = by_check(diagnose(str(config_file(tmp_path)), tmp_path / "no-model"))
+    assert found["machine"].message.startswith("not a Raspberry Pi")
+    assert found["config"].level == OK and found["models"].level == OK
+    assert "cells.onnx, meeples.onnx, dice.onnx load" in found["models"].message
+    assert found["camera"].level == OK and found["pins"].level == OK and found["mqtt"].level == OK
+    assert found["state dir"].message.endswith("0 games kept, 0 under way")
+    assert main(["doctor", "--config", str(config_file(tmp_path)), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert {item["check"] for item in printed} >= {"machine", "camera", "disk", "clock", "state dir"}
+
+
+def test_a_pi_camera_asked_for_on_another_machine_says_what_to_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = config_file(tmp_path, 'source = "picamera2"')
+    found = by_check(diagnose(str(config), tmp_path / "no-model"))
+    assert found["camera"].level == FAIL
+    assert 'source = "opencv"' in found["camera"].fix
+    assert main(["doctor", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  camera" in out and "-> this is not a Pi" in out and "1 to fix" in out
+
+
+def test_a_black_picture_is_a_warning_with_the_frame_checks_words(tmp_path: Path) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.zeros((120, 160, 3), np.uint8))
+    config = config_file(tmp_path, f'source = "folder"\nfolder = "{folder}"\nrealtime = false')
+    camera = by_check(diagnose(str(config), tmp_path / "no-model"))["camera"]
+    assert camera.level == WARN and "160x120" in camera.message and "only black" in camera.message
+
+
+def test_a_bad_config_is_named_and_the_rest_still_checked(tmp_path: Path) -> None:
+    config = config_file(tmp_path, "fps = -1")
+    found = by_check(diagnose(str(config), tmp_path / "no-model"))
+    assert found["config"].level == FAIL and "[camera] fps" in found["config"].message
+    assert found["models"].level == OK and "clock" in found
+
+
+def test_trays_without_gpio_fail_and_mock_pins_warn(tmp_path: Path) -> None:
+    trays = (
+        "[trays]\npin_factory = '{}'\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]\nregion = [0, 0, 64, 64]"
+    )
+    real = load_config(config_file(tmp_path, extra=trays.format("lgpio")))
+    no_gpio = doctor.check_pins(real, None, dev=tmp_path)
+    assert no_gpio.level == FAIL and "gpiochip" in no_gpio.message and 'pin_factory = "mock"' in no_gpio.fix
+    mock = load_config(config_file(tmp_path, extra=trays.format("mock")))
+    assert doctor.check_pins(mock, None, dev=tmp_path).level == WARN
+
+
+def test_the_clock_the_disk_and_the_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert doctor.check_clock(datetime(1970, 1, 1, tzinfo=UTC), None).level == FAIL
+    assert doctor.check_clock(datetime(2026, 11, 21, tzinfo=UTC), False).level == WARN
+    assert doctor.check_clock(datetime(2026, 11, 21, tzinfo=UTC), True).level == OK
+
+    class Usage:
+        def __init__(self, free: float) -> None:
+            self.free = free
+
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda _: Usage(50e6))
+    assert doctor.check_disk(tmp_path).level == FAIL
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda _: Usage(300e6))
+    assert doctor.check_disk(tmp_path).level == WARN
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert doctor.check_state_dir(blocked / "state").level == FAIL
+
+
+def test_an_unreachable_broker_fails(tmp_path: Path) -> None:
+    config = load_config(
+        config_file(tmp_path, extra='[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = 9\n')
+    )
+    finding = doctor.check_mqtt(config, timeout=1.0)
+    assert finding.level == FAIL and "127.0.0.1:9" in finding.message
+
+
+# --- calibrate ----------------------------------------------------------------------------------
+
+
+class Adjustable:
+    """The mat through a camera whose picture is sharp at 2.5 dioptres and black below 8 ms of
+    exposure, as a camera that can set both would give it."""
+
+    name = "test camera"
+    SHARP_AT = 2.5
+
+    def __init__(self, can_focus: bool = True) -> None:
+        self.scene = EnrolTable(1_000_000).frame()
+        self.can_focus = can_focus
+        self.focus: float | None = None
+        self.exposure: int | None = None
+        self.seq = 0
+        self.closed = False
+
+    def open(self) -> None:
+        self.closed = False
+
+    def read(self, timeout: float) -> Frame:
+        picture = self.scene
+        if self.focus is not None:
+            blur = 1 + 2 * round(abs(self.focus - self.SHARP_AT) * 4)
+            picture = cv2.GaussianBlur(picture, (blur, blur), 0) if blur > 1 else picture
+        if self.exposure is None or self.exposure < 8_000:
+            picture = (picture // 40).astype(np.uint8)  # automatic exposure: far too dark
+        self.seq += 1
+        return Frame(picture, self.seq, time.monotonic())
+
+    def close(self) -> None:
+        self.closed = True
+
+    def apply(self, controls: Controls) -> bool:
+        if controls.focus_dioptres is not None and not self.can_focus:
+            return False
+        self.focus = controls.focus_dioptres if controls.focus_dioptres is not None else self.focus
+        self.exposure = controls.exposure_us if controls.exposure_us is not None else self.exposure
+        return True
+
+
+def test_calibrate_finds_the_exposure_and_the_sharpest_focus_and_keeps_them(tmp_path: Path) -> None:
+    camera = Adjustable()
+    said: list[str] = []
+    result = calibrate(camera, tmp_path, say=said.append)
+    assert result.exposure_us is not None and result.exposure_us >= 8_000
+    assert result.focus_dioptres == Adjustable.SHARP_AT
+    assert result.markers == list(range(8)) and result.markers_total == 8
+    assert result.tile_px is not None and 20 < result.tile_px < 200
+    _, _, width, height = result.dice_strip or [0, 0, 0, 0]
+    assert width > 0 and height > width  # the strip runs down the mat's right side
+    assert result.picture == "" and camera.closed
+    kept = json.loads((tmp_path / CALIBRATION).read_text())
+    assert kept["focus_dioptres"] == 2.5 and (tmp_path / PICTURE).stat().st_size > 10_000
+    assert saved_controls(tmp_path) == Controls(focus_dioptres=2.5, exposure_us=result.exposure_us)
+    settings = with_calibration(camera_settings({"source": "picamera2"}), tmp_path)
+    assert settings.controls.focus_dioptres == 2.5
+    fixed = with_calibration(camera_settings({"source": "picamera2", "focus_dioptres": 1.0}), tmp_path)
+    assert fixed.controls.focus_dioptres == 1.0  # the config's own setting wins
+
+
+def test_a_fixed_focus_camera_is_measured_and_told_to_turn_its_lens(tmp_path: Path) -> None:
+    result = calibrate(Adjustable(can_focus=False), tmp_path, say=lambda _: None)
+    assert result.focus_dioptres is None and result.sharpness > 0
+    assert any("turn its lens" in note for note in result.notes)
+
+
+def test_calibrate_without_the_mat_in_view_says_so(tmp_path: Path) -> None:
+    camera = Adjustable()
+    camera.scene = np.full_like(camera.scene, 128)
+    with pytest.raises(CameraError, match="no mat marker seen"):
+        calibrate(camera, tmp_path, say=lambda _: None)
+    assert (tmp_path / CALIBRATION).exists()  # what it saw is kept, to look at
