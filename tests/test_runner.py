@@ -4,16 +4,19 @@ scoreboard, a fresh pipeline per game, enrolment between games, and the watchdog
 from __future__ import annotations
 
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from companion.cameras.base import CameraError, Frame
 from companion.cameras.feed import CameraFeed
 from companion.cameras.simulated import FramesCamera, disconnected
+from companion.config import parse_config
 from companion.live.table import Table
-from companion.service.run import camera_loop_builder
+from companion.service.run import build_trays, camera_loop_builder, tray_pictures
 from companion.service.runner import MAX_FAILURES, TableRunner
 from companion.sim.enrol_table import EnrolTable
 from companion.sim.play import simulated_game
@@ -158,3 +161,54 @@ def test_a_lattice_found_mid_game_is_numbered_as_the_games_board() -> None:
     assert cells == [(0, -1), (0, 0), (1, -1), (-1, -1)]
     assert lattice.centre((0, -1)) == (200.0, 150.0)
     assert aligned(found, [(0, 0)], set()) == (found, [(0, 0)])  # a new game: as found
+
+
+def test_each_tray_is_seen_in_its_region_of_a_fresh_picture() -> None:
+    config = parse_config(
+        {
+            "trays": {
+                "pin_factory": "mock",
+                "tray": [
+                    {"button": 17, "led": [5, 6, 13], "region": [10, 20, 64, 48]},
+                    {"button": 22, "led": [24, 25, 12], "region": [600, 400, 64, 48]},
+                ],
+            }
+        }
+    )
+    assert config.trays is not None
+    image = np.zeros((240, 320, 3), np.uint8)
+    image[20:68, 10:74] = 200  # the first tray's region, and only it
+    now = [100.0]
+    latest: list[Frame | None] = [Frame(image, 1, 100.0)]
+    picture = tray_pictures(lambda: latest[0], config.trays, lambda: now[0])
+    first = picture(0)
+    assert first.shape == (48, 64, 3) and int(first.min()) == 200
+    with pytest.raises(CameraError, match=r"trays.tray\[1\].region .* lies outside the camera's 320x240"):
+        picture(1)
+    now[0] = 101.0  # the newest picture is a second old: the dice may have moved since
+    with pytest.raises(CameraError, match="no fresh picture of the trays"):
+        picture(0)
+    latest[0] = None
+    with pytest.raises(CameraError, match="no fresh picture"):
+        picture(0)
+
+
+def test_configured_trays_are_built_on_their_pins_and_let_go_on_the_way_out() -> None:
+    config = parse_config(
+        {
+            "trays": {
+                "pin_factory": "mock",
+                "tray": [
+                    {"button": 17, "vibration": 27, "led": [5, 6, 13], "region": [0, 0, 64, 64]},
+                    {"button": 22, "vibration": 23, "led": [24, 25, 12], "region": [64, 0, 64, 64]},
+                ],
+            }
+        }
+    )
+    with ExitStack() as stack:
+        battle = build_trays(config, lambda: None, stack)
+        assert battle is not None and [tray.number for tray in battle.trays] == [1, 2]
+        assert battle.status is None  # dark until a battle waits
+        closed = [tray.button for tray in battle.trays]
+    assert all(button.closed for button in closed)
+    assert build_trays(parse_config({}), lambda: None, ExitStack()) is None
