@@ -235,6 +235,22 @@ def test_a_roll_entered_on_the_phone_turns_its_tray_off_and_is_not_counted_twice
     table.close()
 
 
+def test_a_late_tray_roll_for_a_fighter_no_longer_waiting_does_not_hold_up_the_others(
+    factory: Any,
+) -> None:
+    table = Table(factory, "route-battle.jsonl", TWO_TRAYS)
+    one, _ = table.trays
+    table.poll()
+    late = {"event": "roll", "player": "Ben", "dice": [2], "meta": {"source": "tray", "tray": 2}}
+    table.tracker.held_rolls.append(late)  # read by a tray, kept while no battle seemed to wait
+    table.link.add({"event": "roll", "player": "Ben", "dice": [1]})  # Ben typed his die meanwhile
+    assert [(e["player"], e["dice"]) for e in table.roll(one, dice(6))] == [("Ana", [6])]
+    assert table.tracker.held_rolls == []
+    assert table.rolls == [("Ben", [1]), ("Ana", [6])]
+    assert table.game.scores() == expected("route-battle.jsonl")["scores"]
+    table.close()
+
+
 def test_in_the_team_variant_the_seat_s_player_rolls_for_the_team(factory: Any) -> None:
     """Trays at Cid's (green) and Dee's (white) seats: Cid rolls for the Rebels, Dee for the Empire."""
     trays = [dict(TWO_TRAYS[0], colour="green"), dict(TWO_TRAYS[1], colour="white")]

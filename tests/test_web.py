@@ -210,3 +210,25 @@ def test_the_qr_code_and_the_mdns_name() -> None:
     assert info.type == SERVICE and info.port == 8000  # type: ignore[attr-defined]
     assert info.server == "table-companion.local."  # type: ignore[attr-defined]
     assert info.addresses == [socket.inet_aton("192.168.1.20")]  # type: ignore[attr-defined]
+
+
+def test_the_dice_trays_show_on_the_scoreboard_and_in_the_state(site: Site) -> None:
+    page = site.client.get("/").get_data(as_text=True)
+    assert 'id="trays" class="trays" aria-label="Dice trays" hidden' in page  # no trays, nothing shown
+    inbox = site.table.broadcast.subscribe()
+    trays = [
+        {"tray": 1, "phase": "waiting", "fighter": "Ana", "player": "Ana", "colour": "red", "dice": 2,
+         "read": None, "message": None},
+        {"tray": 2, "phase": "problem", "fighter": "Ben", "player": "Ben", "colour": "black", "dice": 1,
+         "read": None, "message": "a hand is over tray 2: take it away, then press its button"},
+        {"tray": 3, "phase": "idle", "fighter": None, "player": None, "colour": None, "dice": None,
+         "read": None, "message": None},
+    ]  # fmt: skip
+    site.table.set_trays(trays)
+    site.table.set_trays([dict(tray) for tray in trays])  # the same again: nobody is told twice
+    assert inbox.qsize() == 1
+    assert site.client.get("/api/state").get_json()["trays"] == trays
+    page = site.client.get("/").get_data(as_text=True)
+    assert '<li class="tray tray-waiting seat-red">Tray 1: Ana rolls 2 dice</li>' in page
+    assert "Tray 2: a hand is over tray 2: take it away, then press its button" in page
+    assert '<li class="tray tray-idle">Tray 3: free</li>' in page

@@ -37,6 +37,7 @@ class Table:
         self._camera_prompts: list[str] = []
         self._camera_view: bytes | None = None
         self._camera_views = 0
+        self._trays: list[dict[str, Any]] = []  # the dice trays as the scoreboard draws them
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -82,6 +83,13 @@ class Table:
             if changed:
                 self._publish()
 
+    def set_trays(self, trays: list[dict[str, Any]]) -> None:
+        """The dice trays' news (``BattleTrays.to_json()``); publishes only when it changed."""
+        with self._lock:
+            if trays != self._trays:
+                self._trays = [dict(tray) for tray in trays]
+                self._publish()
+
     def camera_view(self) -> bytes | None:
         with self._lock:
             return self._camera_view
@@ -106,6 +114,7 @@ class Table:
                 "status": self._camera_status,
                 "view": self._camera_views if self._camera_view is not None else None,
             }
+            state["trays"] = [dict(tray) for tray in self._trays]
         return state
 
     def events(self) -> list[dict[str, Any]]:

@@ -135,6 +135,8 @@ class TableRunner:
             asking = [cell for prompt in tracker.open_prompts() for cell in prompt.cells]
             view = annotate(last.view, last.lattice, tiles, asking)
         self.table.set_camera(status, prompts, view)
+        if self.trays is not None:
+            self.table.set_trays(self.trays.to_json())
         said = self.feed.status or "reading the table"
         if said != self._said:
             self._said = said

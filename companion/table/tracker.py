@@ -213,9 +213,16 @@ class Tracker:
         self.prompts.pop(("not-allowed", ()), None)  # raised again below if a roll is still refused
         while self.held_rolls:
             engine = self.link.engine()
-            if engine is None or engine.pending_battle() is None:
+            battle = engine.pending_battle() if engine is not None else None
+            if battle is None:
                 break
             roll = self.held_rolls[0]
+            rollers = {player for fighter in battle.waiting_for() for player in fighter.players}
+            if roll.get("player") not in rollers and (roll.get("meta") or {}).get("source") == "tray":
+                # that fighter's roll came another way (typed on the phone) or its battle has
+                # ended: a tray's late reading must not hold up the rolls behind it
+                self.held_rolls.pop(0)
+                continue
             if not self._add(roll, ()):
                 break
             self.held_rolls.pop(0)

@@ -25,9 +25,25 @@
     return item;
   }
 
+  // One dice tray; the tray_line macro in _macros.html says the same.
+  function trayLine(tray) {
+    const said = {
+      waiting: () => `${tray.player} rolls ${tray.dice} ${tray.dice === 1 ? "die" : "dice"}`,
+      rolling: () => `${tray.player}'s dice are rolling`,
+      read: () => `${tray.player} rolled ${(tray.read || []).join(", ")}`,
+      problem: () => tray.message,
+    }[tray.phase];
+    const item = el("li", `Tray ${tray.tray}: ${said ? said() : "free"}`, `tray tray-${tray.phase}`);
+    if (tray.colour) item.classList.add(`seat-${tray.colour}`);
+    return item;
+  }
+
   function render(state) {
     document.getElementById("title").textContent = state.title || "Table Companion";
     document.getElementById("summary").textContent = summary(state);
+    const trays = document.getElementById("trays");
+    trays.hidden = !(state.trays || []).length;
+    trays.replaceChildren(...(state.trays || []).map(trayLine));
     const noGame = document.getElementById("no-game");
     if (noGame && state.game) noGame.remove();
     document.getElementById("prompts").replaceChildren(...(state.prompts || []).map((p) => el("p", p, "prompt")));
