@@ -8,8 +8,10 @@ import json
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -636,3 +638,34 @@ def test_a_publisher_that_is_not_enabled_does_nothing(tmp_path: Path) -> None:
     assert publisher.status == "MQTT: off ([mqtt] enabled = false)"
     assert made == [] and table.broadcast.count() == 0
     publisher.stop()
+
+
+def test_companion_run_with_mqtt_on_publishes_the_table(broker: Broker, tmp_path: Path) -> None:
+    """The config's [mqtt] section is all it takes: `companion run` over the simulated table
+    publishes its game, and says offline when stopped."""
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'state_dir = "{tmp_path / "state"}"\n[web]\nhost = "127.0.0.1"\nport = {port}\nmdns = false\n'
+        f'pin = "2468"\n[camera]\nsource = "simulator"\nfps = 20\n'
+        f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntable = "club-1"\n',
+        encoding="utf-8",
+    )
+    watcher = Watcher(broker.port)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: watcher.seen("table-companion/club-1/event"), 60, "a game event over MQTT")
+        state = json.loads(watcher.seen("table-companion/club-1/state")[-1])
+        assert state["game"] is not None
+        assert any(t.startswith("homeassistant/sensor/") for t, _, _ in watcher.messages)
+        assert watcher.seen("table-companion/club-1/availability")[-1] == "online"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    wait_until(lambda: watcher.seen("table-companion/club-1/availability")[-1] == "offline", 10, "offline")
+    watcher.close()
