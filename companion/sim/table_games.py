@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.cameras.base import Pace
 from companion.games.starwars.engine import StarWarsGame
 from companion.live.table import Table
 from companion.sim.play import simulated_game
@@ -42,8 +43,8 @@ class SimulatedGames:
         self.first_seed = first_seed
         self.games = games
         self.tiles = tiles
-        self.clock = clock
-        self.sleep = sleep
+        # paced as a live camera delivers frames (0: as fast as they are asked for)
+        self._pace = Pace(fps or 1.0, fps > 0, clock, sleep)
         self.dice = SimDice()  # the current game's rolls, as the trays would report them
         self.played = 0  # games finished
 
@@ -53,7 +54,6 @@ class SimulatedGames:
 
     def frames(self) -> Iterator[np.ndarray]:
         seed = self.first_seed
-        due = self.clock()
         while self.games is None or self.played < self.games:
             truth = simulated_game(seed, tiles=self.tiles)
             simulated = SimulatedTable(
@@ -63,25 +63,16 @@ class SimulatedGames:
             self.dice = SimDice()
             last: np.ndarray | None = None
             for shot in simulated.frames():
-                due = self._wait(due)
+                self._pace.wait(1.0)
                 self.dice.queue.extend(shot.dice)
                 last = shot.frame
                 yield last
             self.table.add({"event": "end"})  # the last tile is down: what a player does on the phone
             self.played += 1
             for still in range(PAUSE_FRAMES if last is not None else 0):
-                due = self._wait(due)
+                self._pace.wait(1.0)
                 assert last is not None
                 again = last.copy()
                 again[0, 0, 0] ^= 1 + still % 2  # a live sensor never gives the same bytes twice
                 yield again
             seed += 1
-
-    def _wait(self, due: float) -> float:
-        """Sleep until the next frame is due; returns when the one after is."""
-        if self.fps <= 0:
-            return due
-        now = self.clock()
-        if due > now:
-            self.sleep(due - now)
-        return max(due, now - 1.0) + 1.0 / self.fps  # behind by more than a second: do not race
