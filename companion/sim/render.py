@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
@@ -169,7 +169,9 @@ def _mat_picture(mat: MatSpec) -> np.ndarray:
     return result
 
 
-@cache
+# Bounded: a long run (the soak, `companion run` on the simulator) meets a new art style and camera
+# every game, and an unbounded cache would keep every one of them.
+@lru_cache(maxsize=1024)  # a whole game's tile pictures in one style fit
 def _tile_picture(tile: Tile, style: int, variant: int) -> np.ndarray:
     size = round(TILE_MM * SCENE_PX_PER_MM)
     if is_box_style(style):
@@ -332,7 +334,7 @@ class Renderer:
         return decoded
 
 
-@cache
+@lru_cache(maxsize=4)  # two float maps of a whole frame each, 7 MB a camera
 def _distortion_maps(k1: float) -> tuple[np.ndarray, np.ndarray]:
     w, h = FRAME_SIZE
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
