@@ -17,7 +17,7 @@ from companion.cameras.simulated import FramesCamera, disconnected
 from companion.config import parse_config
 from companion.live.table import Table
 from companion.service.run import build_trays, camera_loop_builder, tray_pictures
-from companion.service.runner import MAX_FAILURES, TableRunner
+from companion.service.runner import MAX_FAILURES, NoCamera, TableRunner
 from companion.sim.enrol_table import EnrolTable
 from companion.sim.play import simulated_game
 from companion.sim.table_games import SimulatedGames
@@ -212,3 +212,17 @@ def test_configured_trays_are_built_on_their_pins_and_let_go_on_the_way_out() ->
         closed = [tray.button for tray in battle.trays]
     assert all(button.closed for button in closed)
     assert build_trays(parse_config({}), lambda: None, ExitStack()) is None
+
+
+def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))
+    naps: list[float] = []
+    heartbeat = Heartbeat()
+    runner = TableRunner(
+        table, NoCamera(sleep=naps.append), camera_loop_builder(5.0, Gallery(), None), heartbeat
+    )
+    for _ in range(3):
+        runner.step()
+    assert naps == [0.2, 0.2, 0.2] and runner.frames == 0
+    assert table.state()["camera"]["status"] == "no camera: enter each tile on the phone"
+    assert heartbeat.said == ["no camera: enter each tile on the phone"]

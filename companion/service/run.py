@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from companion.cameras.base import Camera, CameraError, Frame
+from companion.cameras.base import CameraError, Frame
 from companion.cameras.feed import CameraFeed
 from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import Config
 from companion.errors import UserError
 from companion.live.table import Table
 from companion.service.notify import Notifier
-from companion.service.runner import TableRunner
+from companion.service.runner import NoCamera, TableRunner
 from companion.store import GameStore
 from companion.table.enrolment import Enrolment, EnrolmentCamera
 from companion.table.links import TableLink
@@ -153,17 +153,20 @@ def run_table(
 
         trays = build_trays(config, latest, stack)
         dice: DiceSource | None = trays
+        feed: CameraFeed | NoCamera
         if config.camera.source == "simulator":
             from companion.cameras.simulated import FramesCamera
             from companion.sim.table_games import SimulatedGames
 
             games = SimulatedGames(table, config.camera.fps, first_seed, simulated_games)
-            camera: Camera = FramesCamera(games.frames(), name="the simulated table")
+            feed = CameraFeed(FramesCamera(games.frames(), name="the simulated table"))
             dice = games if trays is None else trays
+        elif config.camera.source == "none":
+            feed = NoCamera()
         else:
-            camera = open_camera(config.camera)
-        table.source = f"camera: {camera.name}"
-        feed = CameraFeed(camera)
+            feed = CameraFeed(open_camera(config.camera))
+        name = feed.camera.name if isinstance(feed, CameraFeed) else "no camera"
+        table.source = f"camera: {name}"
         stack.callback(feed.close)
         runner = TableRunner(
             table,
@@ -181,7 +184,7 @@ def run_table(
         _start_mqtt(config, table, stack)
 
         def started() -> None:
-            notifier.ready(f"reading the table with {camera.name}")  # before the loop's first kick
+            notifier.ready(f"reading the table with {name}")  # before the loop's first kick
             worker.start()
             if on_ready is not None:
                 on_ready()

@@ -45,6 +45,24 @@ class FrameSource(Protocol):
     def next(self) -> Frame | None: ...
 
 
+class NoCamera:
+    """The feed of a table without a camera (``[camera] source = "none"``): every tile is entered
+    on the phone; the loop still turns, for the trays and the watchdog."""
+
+    status: str | None = "no camera: enter each tile on the phone"
+    ended = False
+
+    def __init__(self, sleep: Callable[[float], None] = time.sleep, pause: float = 0.2) -> None:
+        self.sleep, self.pause = sleep, pause
+
+    def next(self) -> Frame | None:
+        self.sleep(self.pause)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
 class Heartbeat(Protocol):
     """The service manager (``companion.service.notify.Notifier``)."""
 
