@@ -60,6 +60,13 @@ def truth_tiles(seed: int) -> list[dict[str, Any]]:
     return [{k: v for k, v in e.items() if k != "meta"} for e in events if e["event"] == "tile"]
 
 
+def until_ended(runner: TableRunner) -> None:
+    """Turn the loop as companion run does, until the source has ended (its first idle pause)."""
+    stop = threading.Event()
+    runner.pause = lambda _: stop.set()
+    runner.run(stop)
+
+
 def runner_over(
     table: Table, games: SimulatedGames, faults: Any = None
 ) -> tuple[TableRunner, Heartbeat, CameraFeed]:
@@ -74,11 +81,11 @@ def test_a_game_is_read_and_the_watchdog_is_fed_every_turn(tmp_path: Path) -> No
     table = Table(GameStore(tmp_path))
     games = SimulatedGames(table, fps=0, first_seed=3, games=1, tiles=TILES)
     runner, heartbeat, feed = runner_over(table, games)
-    runner.run(threading.Event())
+    until_ended(runner)
     assert feed.ended and games.played == 1
     assert placed(table) == truth_tiles(3)
     assert table.live is not None and table.live.engine.finished
-    assert heartbeat.kicks == runner.turns >= runner.frames  # every turn, with a frame or without
+    assert heartbeat.kicks == runner.turns == runner.frames + 2  # every turn: + opening, + the end
     assert heartbeat.said[0] == "reading the table"
     assert heartbeat.said[1:] == ["The camera has no more pictures: simulated table: no more frames."]
 
@@ -105,7 +112,7 @@ def test_each_new_game_is_read_from_an_empty_mat(tmp_path: Path) -> None:
     table = Table(GameStore(tmp_path))
     games = SimulatedGames(table, fps=0, first_seed=3, games=2, tiles=TILES)
     runner, _, _ = runner_over(table, games)
-    runner.run(threading.Event())
+    until_ended(runner)
     first, second = (row.id for row in reversed(table.games()))
     assert placed(table, first) == truth_tiles(3)
     assert placed(table, second) == truth_tiles(4)
@@ -119,7 +126,7 @@ def test_between_games_the_camera_feeds_the_enrolment_page(tmp_path: Path) -> No
     feed = CameraFeed(FramesCamera(frames), sleep=lambda _: None, max_age=60.0)
     build = camera_loop_builder(5.0, Gallery(), None)
     runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
-    runner.run(threading.Event())
+    until_ended(runner)
     assert len(enrolment.state()["tiles"]) == len(box.truth)
 
 
@@ -226,3 +233,32 @@ def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp
     assert naps == [0.2, 0.2, 0.2] and runner.frames == 0
     assert table.state()["camera"]["status"] == "no camera: enter each tile on the phone"
     assert heartbeat.said == ["no camera: enter each tile on the phone"]
+
+
+def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not 0, which systemd's Restart=on-failure would take for a wanted stop."""
+    import socket
+
+    from companion.cameras.settings import camera_settings
+    from companion.config import Config, WebSettings
+    from companion.service import run
+
+    class Dead:
+        def step(self, frame: np.ndarray) -> list[dict[str, Any]]:
+            raise RuntimeError("a bug")
+
+    monkeypatch.setattr(run, "camera_loop_builder", lambda fps, gallery, dice: lambda link: Dead())
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = Config(
+        state_dir=tmp_path,
+        web=WebSettings(host="127.0.0.1", port=port, pin="2468", mdns=False),
+        camera=camera_settings({"source": "simulator", "fps": 50}),
+    )
+    try:
+        assert run.run_table(config) == 1
+    except KeyboardInterrupt:
+        pytest.fail("the loop's SIGINT escaped the server")

@@ -109,8 +109,7 @@ class CameraFeed:
             if left > 0:
                 self._sleep(min(left, POLL_SLEEP))
                 left = self._retry_at - self._clock()
-            if left > DUE:  # not yet: try again in a later call
-                self.status = self._lost_message(left)
+            if left > DUE:  # not yet: try again in a later call (the status said when, once)
                 return
         try:
             self.camera.open()
@@ -147,6 +146,8 @@ class CameraFeed:
 
     def _lost_message(self, wait: float) -> str:
         what = "Camera lost" if self._ever_seen else "No picture from the camera yet"
+        # said once per fault, not counted down: every change of it reaches every phone, MQTT
+        # and systemd, which must not hear from a lost camera every second for hours
         return f"{what}: {self._last_problem}. Trying again in {math.ceil(wait)} s."
 
 

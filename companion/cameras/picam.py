@@ -119,6 +119,12 @@ class PiCamera:
     def apply(self, controls: Controls) -> bool:
         """Set now if open, and again at every reopen. Focus is ignored by a camera without
         autofocus (only the Camera Module 3 has a lens to move)."""
+        if (
+            controls.focus_dioptres is not None
+            and self._camera is not None
+            and "LensPosition" not in getattr(self._camera, "camera_controls", {})
+        ):
+            return False  # a fixed-focus module (Camera Module 2, HQ): nothing to set
         self.controls = controls
         if self._camera is not None:
             try:

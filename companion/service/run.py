@@ -164,7 +164,7 @@ def run_table(
         elif config.camera.source == "none":
             feed = NoCamera()
         else:
-            feed = CameraFeed(open_camera(config.camera))
+            feed = CameraFeed(open_camera(config.camera), read_timeout=read_timeout(config.camera))
         name = feed.camera.name if isinstance(feed, CameraFeed) else "no camera"
         table.source = f"camera: {name}"
         stack.callback(feed.close)
@@ -179,9 +179,11 @@ def run_table(
         )
         runner_box.append(runner)
         worker = threading.Thread(target=runner.run, args=(stop,), daemon=True, name="table")
+        # undone last to first: say stopping, stop the loop, then let MQTT tell the club (so it
+        # hears the loop's last events), then the camera, the trays and the store
+        _start_mqtt(config, table, stack)
         stack.callback(_stop_worker, worker, stop)
         stack.callback(notifier.stopping)
-        _start_mqtt(config, table, stack)
 
         def started() -> None:
             notifier.ready(f"reading the table with {name}")  # before the loop's first kick
@@ -189,22 +191,25 @@ def run_table(
             if on_ready is not None:
                 on_ready()
 
-        try:
-            return serve(
-                table,
-                config.web.host,
-                config.web.port,
-                pin=config.web.pin,
-                threads=config.web.threads,
-                mdns=config.web.mdns,
-                title=title,
-                on_ready=started,
-                enrolment=enrolment,
-            )
-        except KeyboardInterrupt:
-            if runner.failed:
-                return 1
-            raise
+        code = serve(
+            table,
+            config.web.host,
+            config.web.port,
+            pin=config.web.pin,
+            threads=config.web.threads,
+            mdns=config.web.mdns,
+            title=title,
+            on_ready=started,
+            enrolment=enrolment,
+        )
+        # waitress ends its loop on the SIGINT of on_fatal as on Ctrl+C and returns 0: a loop
+        # that failed must still exit non-zero, for systemd's Restart=on-failure
+        return 1 if runner.failed else code
+
+
+def read_timeout(settings: CameraSettings) -> float:
+    """How long a read may wait for a frame: 2 s, or three frames of a slow camera."""
+    return max(2.0, 3.0 / settings.fps)
 
 
 def _stop_worker(worker: threading.Thread, stop: threading.Event) -> None:

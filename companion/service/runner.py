@@ -32,8 +32,9 @@ from companion.table.loop import CameraLoop
 from companion.table.trays import BattleTrays
 from companion.vision.overlay import annotate
 
-# Frames in a row that fail with an error of ours before the loop stops feeding the watchdog.
+# Frames in a row that fail with an error of ours before the program stops (systemd restarts it).
 MAX_FAILURES = 50
+IDLE_PAUSE = 0.2  # seconds between turns when no camera gives frames
 
 
 class FrameSource(Protocol):
@@ -52,7 +53,7 @@ class NoCamera:
     status: str | None = "no camera: enter each tile on the phone"
     ended = False
 
-    def __init__(self, sleep: Callable[[float], None] = time.sleep, pause: float = 0.2) -> None:
+    def __init__(self, sleep: Callable[[float], None] = time.sleep, pause: float = IDLE_PAUSE) -> None:
         self.sleep, self.pause = sleep, pause
 
     def next(self) -> Frame | None:
@@ -89,6 +90,7 @@ class TableRunner:
         enrolment: EnrolmentCamera | None = None,
         trays: BattleTrays | None = None,
         on_fatal: Callable[[], None] = lambda: None,
+        pause: Callable[[float], None] = time.sleep,
     ) -> None:
         self.table = table
         self.feed = feed
@@ -97,6 +99,7 @@ class TableRunner:
         self.enrolment = enrolment
         self.trays = trays
         self.on_fatal = on_fatal
+        self.pause = pause
         self.failed = False  # set once MAX_FAILURES frames in a row failed
         self.link = TableLink(table)
         self.pipeline = Pipeline(self._game_id(), build(self.link))
@@ -131,6 +134,8 @@ class TableRunner:
                 self.enrolment.step(frame.image)
         if frame is None or not self._in_play():
             loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
+        if frame is None and self.feed.ended:
+            self.pause(IDLE_PAUSE)  # a video file or folder has ended: turn slowly, for the trays
         self._tell_scoreboard(loop)
 
     def _tell_scoreboard(self, loop: CameraLoop) -> None:
@@ -161,8 +166,9 @@ class TableRunner:
             self.heartbeat.status(said)
 
     def run(self, stop: threading.Event) -> None:
-        """Turn until ``stop`` is set or a finite source (a video file, a folder) has ended."""
-        while not stop.is_set() and not self.feed.ended:
+        """Turn until ``stop`` is set. After a finite source (a video file, a folder) has ended it
+        goes on turning slowly: the trays, the scoreboard and the watchdog still need it."""
+        while not stop.is_set():
             try:
                 self.step()
                 self.failures = 0
