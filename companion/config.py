@@ -86,9 +86,14 @@ def _web(section: Any) -> WebSettings:
     return WebSettings(host.strip(), port, pin, mdns, threads)
 
 
-def _state_dir(value: Any) -> Path:
+# The service's StateDirectory: where the system's config keeps its state, whoever reads it
+# (the service, or a person running doctor or calibrate by hand).
+SYSTEM_STATE = Path("/var/lib/table-companion")
+
+
+def _state_dir(value: Any, source: str) -> Path:
     if value is None:
-        return default_state_dir()
+        return SYSTEM_STATE if source == str(SYSTEM_CONFIG) else default_state_dir()
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"state_dir: a folder, not {value!r}")
     return Path(os.path.expanduser(value.strip()))
@@ -101,7 +106,7 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
         dice_camera = _table(data, "dice_camera")
         trays = data.get("trays")
         config = Config(
-            state_dir=_state_dir(data.get("state_dir")),
+            state_dir=_state_dir(data.get("state_dir"), source),
             web=_web(data.get("web")),
             camera=camera_settings(_table(data, "camera")),
             dice_camera=None if dice_camera is None else _dice_camera(dice_camera),
@@ -111,6 +116,7 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
         )
     except UserError as error:
         raise ConfigError(f"{source}: {error}") from None
+    _check_cameras(config, source)
     if config.trays is not None and (config.dice_camera is None or len(config.trays.trays) > 1):
         for index, tray in enumerate(config.trays.trays):
             if tray.region is None:
@@ -120,6 +126,33 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
                     "picture, [x, y, width, height] (companion calibrate shows the picture)"
                 )
     return config
+
+
+def _check_cameras(config: Config, source: str) -> None:
+    dice = config.dice_camera
+    if dice is not None and dice.source in ("none", "simulator"):
+        raise ConfigError(
+            f'{source}: [dice_camera] source: a camera ("picamera2", "opencv" or "folder"), not '
+            f'"{dice.source}"; without a camera of their own the trays are seen by [camera]'
+        )
+    if config.trays is None:
+        return
+    seeing = dice or config.camera
+    if dice is None and seeing.source in ("none", "simulator"):
+        raise ConfigError(
+            f'{source}: [trays] need a picture of the dice, but [camera] source is "{seeing.source}": '
+            "add a [dice_camera] section"
+        )
+    for index, tray in enumerate(config.trays.trays):
+        if tray.region is None:
+            continue
+        x, y, width, height = tray.region
+        if x + width > seeing.width or y + height > seeing.height:
+            section = "[dice_camera]" if dice else "[camera]"
+            raise ConfigError(
+                f"{source}: trays.tray[{index}].region {list(tray.region)} reaches outside the "
+                f"{seeing.width}x{seeing.height} picture of {section}"
+            )
 
 
 def _table(data: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:

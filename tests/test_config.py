@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from companion.cli import main
-from companion.config import Config, load_config, parse_config
+from companion.config import SYSTEM_CONFIG, Config, load_config, parse_config
 from companion.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,3 +127,34 @@ def test_run_with_a_bad_config_stops_before_starting_anything(
     err = capsys.readouterr().err
     assert err.strip() == f"companion run: {path}: [web] port: a port is 1 to 65535, not 70000"
     assert not (tmp_path / "state").exists()  # nothing made before the config was whole
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        (
+            '[dice_camera]\nsource = "none"',
+            '[dice_camera] source: a camera ("picamera2", "opencv" or "folder")',
+        ),
+        (
+            '[camera]\nsource = "none"\n[trays]\npin_factory = "mock"\n[[trays.tray]]\nbutton = 17\n'
+            "led = [5, 6, 13]\nregion = [0, 0, 64, 64]",
+            '[trays] need a picture of the dice, but [camera] source is "none"',
+        ),
+        (
+            '[trays]\npin_factory = "mock"\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]\n'
+            "region = [1250, 0, 64, 64]",
+            "trays.tray[0].region [1250, 0, 64, 64] reaches outside the 1280x720 picture of [camera]",
+        ),
+    ],
+)
+def test_parts_that_cannot_work_together_are_refused(tmp_path: Path, text: str, named: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(named)):
+        load_config(write(tmp_path, text))
+
+
+def test_the_systems_config_keeps_its_state_where_the_service_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.delenv("COMPANION_STATE_DIR", raising=False)
+    assert parse_config({}, str(SYSTEM_CONFIG)).state_dir == Path("/var/lib/table-companion")
+    assert parse_config({}, "elsewhere.toml").state_dir != Path("/var/lib/table-companion")

@@ -85,10 +85,11 @@ def test_trays_without_gpio_fail_and_mock_pins_warn(tmp_path: Path) -> None:
     trays = (
         "[trays]\npin_factory = '{}'\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]\nregion = [0, 0, 64, 64]"
     )
-    real = load_config(config_file(tmp_path, extra=trays.format("lgpio")))
+    usb = 'source = "opencv"'
+    real = load_config(config_file(tmp_path, usb, extra=trays.format("lgpio")))
     no_gpio = doctor.check_pins(real, None, dev=tmp_path)
     assert no_gpio.level == FAIL and "gpiochip" in no_gpio.message and 'pin_factory = "mock"' in no_gpio.fix
-    mock = load_config(config_file(tmp_path, extra=trays.format("mock")))
+    mock = load_config(config_file(tmp_path, usb, extra=trays.format("mock")))
     assert doctor.check_pins(mock, None, dev=tmp_path).level == WARN
 
 
@@ -191,4 +192,6 @@ def test_calibrate_without_the_mat_in_view_says_so(tmp_path: Path) -> None:
     camera.scene = np.full_like(camera.scene, 128)
     with pytest.raises(CameraError, match="no mat marker seen"):
         calibrate(camera, tmp_path, say=lambda _: None)
-    assert (tmp_path / CALIBRATION).exists()  # what it saw is kept, to look at
+    assert (tmp_path / PICTURE).exists()  # what it saw is kept, to look at
+    assert not (tmp_path / CALIBRATION).exists()  # but nothing for companion run to set the camera from
+    assert saved_controls(tmp_path) is None

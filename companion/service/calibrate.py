@@ -27,6 +27,7 @@ import numpy as np
 
 from companion.cameras.base import Camera, CameraError, Controls
 from companion.cameras.settings import CameraSettings
+from companion.errors import UserError
 from companion.vision.frames import check_frame
 from companion.vision.mat import PX_PER_MM, STANDARD_MAT, TILE_MM, MatSpec
 from companion.vision.rectify import Rectifier
@@ -36,6 +37,9 @@ PICTURE = "calibration.jpg"
 FOCUS_STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)  # dioptres (1/m)
 EXPOSURE_STEPS_US = (2_000, 4_000, 8_000, 12_000, 16_000, 24_000, 33_000)
 WARM_UP_FRAMES = 8  # automatic exposure settles over the first frames
+# libcamera applies new controls a few frames late, and a lens takes a moment to move: the frames
+# between a change and the one judged are dropped.
+SETTLE_FRAMES = 5
 TIMEOUT = 5.0
 
 
@@ -90,7 +94,7 @@ class Calibrator:
         self.mat = mat
         self.rectifier = Rectifier(mat)
 
-    def _frame(self, skip: int = 1) -> np.ndarray:
+    def _frame(self, skip: int = SETTLE_FRAMES) -> np.ndarray:
         """A picture taken after ``skip`` frames, so a change of controls has taken effect."""
         for _ in range(skip):
             self.camera.read(TIMEOUT)
@@ -197,11 +201,19 @@ def outline(image: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     return picture
 
 
-def save(result: Calibration, image: np.ndarray, state_dir: Path) -> Path:
-    state_dir.mkdir(parents=True, exist_ok=True)
-    path = state_dir / CALIBRATION
-    cv2.imwrite(str(state_dir / PICTURE), outline(image))
-    path.write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
+def save(result: Calibration, image: np.ndarray, state_dir: Path) -> Path | None:
+    """The picture judged, always; what was found only when the mat was seen (a calibration
+    without the mat is no calibration, and ``companion run`` would set the camera from it)."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(state_dir / PICTURE), outline(image)):
+            raise OSError("the picture could not be written")
+        if not result.markers:
+            return None
+        path = state_dir / CALIBRATION
+        path.write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot keep the calibration in {state_dir}: {error.strerror or error}") from None
     return path
 
 
@@ -243,9 +255,11 @@ def calibrate(camera: Camera, state_dir: Path, say: Callable[[str], None] = prin
     finally:
         camera.close()
     path = save(result, image, state_dir)
-    say(f"kept in {path} (the picture judged: {state_dir / PICTURE})")
     for note in result.notes:
         say(f"note: {note}")
-    if not result.markers:
-        raise CameraError("no mat marker seen: is the play mat under the camera?")
+    if path is None:
+        raise CameraError(
+            f"no mat marker seen: is the play mat under the camera? (the picture: {state_dir / PICTURE})"
+        )
+    say(f"kept in {path} (the picture judged: {state_dir / PICTURE})")
     return result

@@ -68,6 +68,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         calibrate(camera, config.state_dir, say=lambda line: print(line, file=sys.stderr))
     except CameraError as error:
         raise UserError(str(error)) from None
+    except (OSError, RuntimeError) as error:  # a backend's own failure, said plainly
+        raise UserError(f"{camera.name}: {error}") from None
     return 0
 
 

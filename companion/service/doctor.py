@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from companion.cameras.base import CameraError
 from companion.cameras.settings import open_camera
 from companion.config import Config, load_config
 from companion.errors import UserError
@@ -96,7 +95,7 @@ def check_camera(config: Config, model: str | None, timeout: float = 5.0) -> Fin
     try:
         camera.open()
         frame = camera.read(timeout)
-    except CameraError as error:
+    except Exception as error:  # CameraError, or a backend's own (OSError, cv2.error ...)
         fix = "is the cable seated, the camera enabled, and the service stopped while checking?"
         if settings.source == "picamera2" and model is None:
             fix = 'this is not a Pi: use a USB camera with [camera] source = "opencv"'
