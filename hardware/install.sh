@@ -193,21 +193,26 @@ install_config() {
     fi
 }
 
+stop_service() {
+    # An update: the running service must not load half-replaced modules, and doctor needs the
+    # camera, which the service holds while it runs.
+    if systemctl is-active --quiet "$SERVICE.service" 2>/dev/null; then
+        step "stopping the running $SERVICE service for the update"
+        run systemctl stop "$SERVICE.service"
+    fi
+}
+
 install_service() {
     step "the $SERVICE service"
-    local was_active=0
-    if systemctl is-active --quiet "$SERVICE.service" 2>/dev/null; then
-        was_active=1
-    fi
     run install -m 0644 "$SOURCE_COPY/systemd/$SERVICE.service" "$UNIT_PATH"
     run systemctl daemon-reload
+}
+
+start_service() {
+    step "starting the $SERVICE service"
     # Type=notify: this returns once the companion says it is ready, or fails if it cannot start.
     if ! run systemctl enable --now "$SERVICE.service"; then
         die "the service did not start; its log: journalctl -u $SERVICE -n 50"
-    fi
-    if ((was_active)); then
-        # An update: the service that was already running still has the old program loaded.
-        run systemctl restart "$SERVICE.service"
     fi
 }
 
@@ -216,7 +221,7 @@ run_doctor() {
     # As the service's user, in its working directory, so it meets the same permissions.
     if ! run runuser -u "$SERVICE_USER" -- env --chdir="$STATE_DIR" \
         "$VENV/bin/companion" doctor --config "$CONFIG"; then
-        echo "companion doctor found problems (above); the service is installed and running" >&2
+        echo "companion doctor found problems (above); the service is installed and starts all the same" >&2
     fi
 }
 
@@ -243,11 +248,13 @@ main() {
     fi
     install_packages
     create_user
+    stop_service
     copy_checkout
     install_venv
     install_config
     install_service
     run_doctor
+    start_service
     print_where
 }
 

@@ -87,8 +87,9 @@ def test_dry_run_installs_the_service(tmp_path: Path, release: str) -> None:
     reload = index_of(lines, r"^systemctl daemon-reload$")
     enable = index_of(lines, r"^systemctl enable --now table-companion\.service$")
     doctor = index_of(lines, r"companion doctor")
-    # Each step needs the one before it: packages, venv, program, unit, reload, start, doctor.
-    assert index_of(lines, r"^apt-get install ") < venv < pip < unit < reload < enable < doctor
+    # Each step needs the one before it: packages, venv, program, unit, reload, doctor (while the
+    # camera is free), start.
+    assert index_of(lines, r"^apt-get install ") < venv < pip < unit < reload < doctor < enable
     assert "runuser -u table-companion" in lines[doctor]
 
     assert index_of(lines, r"(useradd|usermod) ") < pip
