@@ -168,6 +168,9 @@ def test_a_lattice_found_mid_game_is_numbered_as_the_games_board() -> None:
     assert cells == [(0, -1), (0, 0), (1, -1), (-1, -1)]
     assert lattice.centre((0, -1)) == (200.0, 150.0)
     assert aligned(found, [(0, 0)], set()) == (found, [(0, 0)])  # a new game: as found
+    # four tiles in view, but no shift puts even two of them on the game's four: as found
+    scattered = [(0, 0), (3, 0), (0, 3), (3, 3)]
+    assert aligned(found, scattered, laid) == (found, scattered)
 
 
 def test_each_tray_is_seen_in_its_region_of_a_fresh_picture() -> None:

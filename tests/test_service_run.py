@@ -197,6 +197,7 @@ def test_a_power_cut_mid_game_loses_nothing_stored_and_the_game_resumes_on_the_n
     # the boot: the camera sees the table as it was left, tiles down, and play goes on
     before = placed_in(tmp_path / "state")
     assert len(before) >= 3 and before == truth[: len(before)], "the journal is not what was read"
+    assert len(before) < len(truth), "the power cut came after the game was read: nothing to resume"
     later = tmp_path / "after-boot"
     later.mkdir()
     first = done.index(len(before))

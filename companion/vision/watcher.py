@@ -186,14 +186,19 @@ class Watcher:
 def aligned(lattice: Lattice, cells: list[Cell], laid: set[Cell]) -> tuple[Lattice, list[Cell]]:
     """The lattice found from the tiles in view, shifted so that they fall on the cells the game
     has laid (the shift that covers most of them, the smallest of equals). Without laid cells,
-    or when no shift covers any, it stays as found: cell (0, 0) the tile nearest the centre."""
+    or when no shift covers at least half of them (or of the tiles seen, if fewer), it stays as
+    found: cell (0, 0) the tile nearest the centre, and the tracker asks about what does not fit."""
     if not laid or not cells:
         return lattice, cells
     seen = set(cells)
+
+    def covered(shift: Cell) -> int:
+        return len({(x + shift[0], y + shift[1]) for x, y in seen} & laid)
+
     shifts = {(lx - cx, ly - cy) for lx, ly in laid for cx, cy in cells}
-    best = max(
-        shifts, key=lambda d: (len({(x + d[0], y + d[1]) for x, y in seen} & laid), -abs(d[0]) - abs(d[1]))
-    )
+    best = max(shifts, key=lambda d: (covered(d), -abs(d[0]) - abs(d[1])))
+    if 2 * covered(best) < min(len(seen), len(laid)):
+        return lattice, cells
     dx, dy = best
     origin = (lattice.origin_px[0] - dx * TILE_PX, lattice.origin_px[1] - dy * TILE_PX)
     return Lattice(origin), [(x + dx, y + dy) for x, y in cells]
