@@ -4,6 +4,7 @@ scoreboard, a fresh pipeline per game, enrolment between games, and the watchdog
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -216,12 +217,41 @@ def test_configured_trays_are_built_on_their_pins_and_let_go_on_the_way_out() ->
         }
     )
     with ExitStack() as stack:
-        battle = build_trays(config, lambda: None, stack)
-        assert battle is not None and [tray.number for tray in battle.trays] == [1, 2]
+        battle, dice_camera = build_trays(config, lambda: None, stack)
+        assert battle is not None and dice_camera is None and [tray.number for tray in battle.trays] == [1, 2]
         assert battle.status is None  # dark until a battle waits
         closed = [tray.button for tray in battle.trays]
     assert all(button.closed for button in closed)
-    assert build_trays(parse_config({}), lambda: None, ExitStack()) is None
+    assert build_trays(parse_config({}), lambda: None, ExitStack()) == (None, None)
+
+
+def test_a_dice_camera_of_its_own_is_read_all_the_time_and_its_trouble_shown(tmp_path: Path) -> None:
+    import cv2
+
+    folder = tmp_path / "tray"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.full((60, 80, 3), 90, np.uint8))
+    config = parse_config(
+        {
+            "dice_camera": {"source": "folder", "folder": str(folder), "realtime": False},
+            "trays": {"pin_factory": "mock", "tray": [{"button": 17, "led": [5, 6, 13]}]},
+        }
+    )
+    with ExitStack() as stack:
+        battle, dice_camera = build_trays(config, lambda: None, stack)
+        assert battle is not None and dice_camera is not None
+        for _ in range(50):
+            if dice_camera.latest() is not None:
+                break
+            time.sleep(0.05)
+        latest = dice_camera.latest()
+        assert latest is not None and latest.image.shape == (60, 80, 3)
+        for _ in range(50):  # one picture, not looped: the folder ends, and says so
+            if dice_camera.status():
+                break
+            time.sleep(0.05)
+        assert (dice_camera.status() or "").startswith("Dice camera: The camera has no more pictures")
+    assert not dice_camera._thread.is_alive()
 
 
 def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp_path: Path) -> None:

@@ -46,6 +46,12 @@ class Table:
         game, setup = parse_header(row.header)
         return LiveGame(self.store, game_id, game, setup, self.clock)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while the game changes; the camera's loop holds it while it reads the game, so a
+        phone's change never lands halfway through a frame's decisions."""
+        return self._lock
+
     # --- changes -------------------------------------------------------------------------------
 
     def start(self, header: Any) -> LiveGame:

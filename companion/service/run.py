@@ -78,21 +78,44 @@ def tray_pictures(
 
 
 class DiceCamera:
-    """A second camera for the trays, read when a tray asks (the newest fresh frame)."""
+    """A second camera for the trays, read all the time in a thread of its own: a tray's picture
+    is at hand the moment its dice settle, and the table's loop never waits for it."""
 
     def __init__(self, settings: CameraSettings) -> None:
-        self.feed = CameraFeed(open_camera(settings))
+        self.feed = CameraFeed(open_camera(settings), read_timeout=read_timeout(settings))
+        self._latest: Frame | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="dice-camera")
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            frame = self.feed.next()  # never raises; sleeps a little while the camera is away
+            if frame is not None:
+                self._latest = frame
+            elif self.feed.ended:
+                self._stop.wait(0.2)
 
     def latest(self) -> Frame | None:
-        return self.feed.next()
+        return self._latest
+
+    def status(self) -> str | None:
+        """What is wrong with the dice camera, for the scoreboard; None while it works."""
+        said = self.feed.status
+        return None if said is None else f"Dice camera: {said}"
 
     def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
         self.feed.close()
 
 
-def build_trays(config: Config, latest: Callable[[], Frame | None], stack: ExitStack) -> BattleTrays | None:
+def build_trays(
+    config: Config, latest: Callable[[], Frame | None], stack: ExitStack
+) -> tuple[BattleTrays | None, DiceCamera | None]:
+    """The trays of the config on their pins, and the trays' own camera if it has one."""
     if config.trays is None:
-        return None
+        return None, None
     import time
 
     from companion.devices.pins import make_pin_factory
@@ -100,6 +123,7 @@ def build_trays(config: Config, latest: Callable[[], Frame | None], stack: ExitS
     from companion.table.trays import BattleTrays
     from companion.vision.dice import DiceReader
 
+    dice_camera = None
     if config.dice_camera is not None:
         dice_camera = DiceCamera(config.dice_camera)
         stack.callback(dice_camera.close)
@@ -107,7 +131,7 @@ def build_trays(config: Config, latest: Callable[[], Frame | None], stack: ExitS
     trays = make_trays(config.trays, make_pin_factory(config.trays.pin_factory))
     battle = BattleTrays(trays, tray_pictures(latest, config.trays, time.monotonic), DiceReader())
     stack.callback(battle.close)
-    return battle
+    return battle, dice_camera
 
 
 def camera_loop_builder(
@@ -151,7 +175,7 @@ def run_table(
         def latest() -> Frame | None:
             return runner_box[0].latest if runner_box else None
 
-        trays = build_trays(config, latest, stack)
+        trays, dice_camera = build_trays(config, latest, stack)
         dice: DiceSource | None = trays
         feed: CameraFeed | NoCamera
         if config.camera.source == "simulator":
@@ -175,6 +199,7 @@ def run_table(
             notifier,
             enrolment=EnrolmentCamera(enrolment),
             trays=trays,
+            dice_camera=dice_camera.status if dice_camera is not None else lambda: None,
             on_fatal=lambda: os.kill(os.getpid(), signal.SIGINT),
         )
         runner_box.append(runner)

@@ -89,6 +89,7 @@ class TableRunner:
         heartbeat: Heartbeat,
         enrolment: EnrolmentCamera | None = None,
         trays: BattleTrays | None = None,
+        dice_camera: Callable[[], str | None] = lambda: None,
         on_fatal: Callable[[], None] = lambda: None,
         pause: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -98,6 +99,7 @@ class TableRunner:
         self.heartbeat = heartbeat
         self.enrolment = enrolment
         self.trays = trays
+        self.dice_camera = dice_camera  # what is wrong with the trays' own camera, if any
         self.on_fatal = on_fatal
         self.pause = pause
         self.failed = False  # set once MAX_FAILURES frames in a row failed
@@ -125,15 +127,16 @@ class TableRunner:
             self._shown = None
         loop = self.pipeline.loop
         frame = self.feed.next()
-        if frame is not None:
-            self.latest = frame
-            self.frames += 1
-            if self._in_play() or self.enrolment is None:
-                loop.step(frame.image)
-            else:
-                self.enrolment.step(frame.image)
-        if frame is None or not self._in_play():
-            loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
+        with self.table.lock:  # the tracker reads the engine, which a phone's change rewrites
+            if frame is not None:
+                self.latest = frame
+                self.frames += 1
+                if self._in_play() or self.enrolment is None:
+                    loop.step(frame.image)
+                else:
+                    self.enrolment.step(frame.image)
+            if frame is None or not self._in_play():
+                loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
         if frame is None and self.feed.ended:
             self.pause(IDLE_PAUSE)  # a video file or folder has ended: turn slowly, for the trays
         self._tell_scoreboard(loop)
@@ -143,6 +146,9 @@ class TableRunner:
         prompts = [p.message for p in tracker.open_prompts()]
         if self.trays is not None and self.trays.status:
             prompts.append(self.trays.status)
+        dice_camera = self.dice_camera()
+        if dice_camera:
+            prompts.append(dice_camera)
         status = self.feed.status or tracker.status
         view = None
         last = loop.last
