@@ -53,6 +53,7 @@ endef
 export CHECK_PINS
 
 test-pi-pins:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "make test-pi-pins needs Python 3.11, Bookworm'"'"'s (numpy 1.24 has no wheels for newer ones); set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(PI_VENV)
 	$(PI_BIN)/python -m pip install --quiet --upgrade pip
 	$(PI_BIN)/python -m pip install --quiet --constraint hardware/constraints-oldest.txt -e '.[test]'

@@ -48,13 +48,14 @@ def write_config(folder: Path, port: int, camera: str) -> Path:
 
 
 def start(config: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    with (config.parent / "stderr.log").open("ab") as log:  # a file: a pipe nobody reads fills up
+        return subprocess.Popen(
+            [sys.executable, "-m", "companion", "run", "--config", str(config)],
+            cwd=REPO,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
 
 
 def state(port: int) -> dict[str, Any] | None:
@@ -73,7 +74,8 @@ def wait_for(test: Any, seconds: float, server: subprocess.Popen[bytes]) -> Any:
         if value:
             return value
         if server.poll() is not None:
-            pytest.fail(f"companion run stopped: {server.stderr.read().decode() if server.stderr else ''}")
+            log = Path(str(server.args[-1])).parent / "stderr.log"
+            pytest.fail(f"companion run stopped: {log.read_text(errors='replace')}")
         time.sleep(0.1)
     pytest.fail(f"waited {seconds} s in vain")
 

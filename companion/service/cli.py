@@ -38,7 +38,12 @@ def _run(args: argparse.Namespace) -> int:
         print(_describe(config))
         print("the config is valid")
         return 0
+    import logging
+
     from companion.service.run import run_table
+
+    # the MQTT publisher's and the libraries' notes go to the service's journal
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
     config = dataclasses.replace(config, camera=with_calibration(config.camera, config.state_dir))
     return run_table(config)
