@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,16 @@ from companion.web.context import WebContext
 from companion.web.security import PinGuard, secret_key
 
 RECORDS = Path(__file__).parent / "records"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now, for a server a test starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 PIN = "2468"
 
 

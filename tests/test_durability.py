@@ -18,7 +18,6 @@ import os
 import queue
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from conftest import free_port
 
 from companion.games.starwars import StarWarsGame
 from companion.record import parse_record, replay
@@ -50,13 +50,6 @@ HTTP_TIMEOUT = 10.0  # a request that takes longer than this means the server ha
 
 
 # --- the server in a child process ---------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass

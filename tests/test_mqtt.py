@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 import paho.mqtt.client as mqtt
 import pytest
-from conftest import record_lines
+from conftest import free_port, record_lines
 from paho.mqtt.enums import CallbackAPIVersion
 
 from companion.errors import ConfigError
@@ -279,12 +279,6 @@ def test_player_ids_are_topic_safe_and_unique() -> None:
 # --- a real broker ------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def wait_until(check: Callable[[], Any], timeout: float = 8.0, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -430,7 +424,8 @@ def test_publisher_follows_a_game_on_a_real_broker(broker: Broker, tmp_path: Pat
     publisher.start()
     try:
         wait_until(lambda: watcher.seen("table-companion/table-3/state"), what="the state")
-        assert publisher.status == f"MQTT: connected to 127.0.0.1:{broker.port}"
+        connected = f"MQTT: connected to 127.0.0.1:{broker.port}"
+        wait_until(lambda: publisher.status == connected, what="the status to say connected")
         held = held_now(broker.port)
         for object_id in ("game", "turn", "camera", "score_ana", "score_ben", "score_cid"):
             config = json.loads(held[f"homeassistant/sensor/table-3/{object_id}/config"])
@@ -465,12 +460,12 @@ def test_publisher_follows_a_game_on_a_real_broker(broker: Broker, tmp_path: Pat
             return {t.split("/")[3] for t in held_now(broker.port) if t.startswith("homeassistant/")}
 
         wait_until(lambda: sensors() == {"game", "turn", "camera", "score_zoe", "score_ana"}, what="sensors")
-        assert scores_held(held_now(broker.port)) == {"zoe": 0, "ana": 0}
+        wait_until(lambda: scores_held(held_now(broker.port)) == {"zoe": 0, "ana": 0}, what="new scores")
         assert watcher.seen("homeassistant/sensor/table-3/score_ben/config")[-1] == ""
     finally:
         publisher.stop()
     assert publisher.status == "MQTT: stopped"
-    assert watcher.seen("table-companion/table-3/availability")[-1] == "offline"
+    wait_until(lambda: watcher.seen("table-companion/table-3/availability")[-1] == "offline", what="offline")
     assert held_now(broker.port)["table-companion/table-3/availability"] == "offline"
     watcher.close()
 

@@ -272,7 +272,7 @@ def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not 0, which systemd's Restart=on-failure would take for a wanted stop."""
-    import socket
+    from conftest import free_port
 
     from companion.cameras.settings import camera_settings
     from companion.config import Config, WebSettings
@@ -283,9 +283,7 @@ def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
             raise RuntimeError("a bug")
 
     monkeypatch.setattr(run, "camera_loop_builder", lambda fps, gallery, dice: lambda link: Dead())
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = Config(
         state_dir=tmp_path,
         web=WebSettings(host="127.0.0.1", port=port, pin="2468", mdns=False),

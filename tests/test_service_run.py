@@ -19,6 +19,7 @@ from typing import Any
 
 import cv2
 import pytest
+from conftest import free_port
 
 from companion.live.table import Table
 from companion.sim.play import simulated_game
@@ -28,13 +29,6 @@ from companion.store import GameStore
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="unix sockets and SIGKILL are POSIX")
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def write_config(folder: Path, port: int, camera: str) -> Path:

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
@@ -116,8 +117,6 @@ def build_trays(
     """The trays of the config on their pins, and the trays' own camera if it has one."""
     if config.trays is None:
         return None, None
-    import time
-
     from companion.devices.pins import make_pin_factory
     from companion.devices.tray import build_trays as make_trays
     from companion.table.trays import BattleTrays

@@ -128,22 +128,24 @@ class TableRunner:
         loop = self.pipeline.loop
         frame = self.feed.next()
         with self.table.lock:  # the tracker reads the engine, which a phone's change rewrites
+            in_play = self._in_play()
             if frame is not None:
                 self.latest = frame
                 self.frames += 1
-                if self._in_play() or self.enrolment is None:
+                if in_play or self.enrolment is None:
                     loop.step(frame.image)
                 else:
                     self.enrolment.step(frame.image)
-            if frame is None or not self._in_play():
+            if frame is None or not in_play:
                 loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
         if frame is None and self.feed.ended:
             self.pause(IDLE_PAUSE)  # a video file or folder has ended: turn slowly, for the trays
         self._tell_scoreboard(loop)
 
     def _tell_scoreboard(self, loop: CameraLoop) -> None:
-        tracker = self.pipeline.loop.tracker
-        prompts = [p.message for p in tracker.open_prompts()]
+        tracker = loop.tracker
+        open_prompts = tracker.open_prompts()
+        prompts = [p.message for p in open_prompts]
         if self.trays is not None and self.trays.status:
             prompts.append(self.trays.status)
         dice_camera = self.dice_camera()
@@ -161,7 +163,7 @@ class TableRunner:
             self._shown = last
             engine = self.link.engine()
             tiles = list(engine.board.tiles) if engine is not None else []
-            asking = [cell for prompt in tracker.open_prompts() for cell in prompt.cells]
+            asking = [cell for prompt in open_prompts for cell in prompt.cells]
             view = annotate(last.view, last.lattice, tiles, asking)
         self.table.set_camera(status, prompts, view)
         if self.trays is not None:

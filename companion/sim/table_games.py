@@ -39,7 +39,6 @@ class SimulatedGames:
         many (None: the whole game). ``fps`` paces the frames as a camera would; 0 gives them as
         fast as they are asked for."""
         self.table = table
-        self.fps = fps
         self.first_seed = first_seed
         self.games = games
         self.tiles = tiles
