@@ -74,6 +74,21 @@ def test_a_black_picture_is_a_warning_with_the_frame_checks_words(tmp_path: Path
     assert camera.level == WARN and "160x120" in camera.message and "only black" in camera.message
 
 
+def test_a_dice_camera_is_checked_as_its_own_camera(tmp_path: Path) -> None:
+    folder = tmp_path / "dice"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.zeros((90, 120, 3), np.uint8))
+    trays = "[trays]\npin_factory = 'mock'\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]\n"
+    dark = f'[dice_camera]\nsource = "folder"\nfolder = "{folder}"\nrealtime = false\n'
+    found = by_check(diagnose(str(config_file(tmp_path, extra=trays + dark)), tmp_path / "no-model"))
+    assert found["camera"].level == OK  # the overhead one is the simulator
+    assert found["dice camera"].level == WARN and "120x90" in found["dice camera"].message
+    missing = '[dice_camera]\nsource = "picamera2"\n'
+    found = by_check(diagnose(str(config_file(tmp_path, extra=trays + missing)), tmp_path / "no-model"))
+    assert found["dice camera"].level == FAIL and 'source = "opencv"' in found["dice camera"].fix
+    assert "dice camera" not in by_check(diagnose(str(config_file(tmp_path)), tmp_path / "no-model"))
+
+
 def test_a_bad_config_is_named_and_the_rest_still_checked(tmp_path: Path) -> None:
     config = config_file(tmp_path, "fps = -1")
     found = by_check(diagnose(str(config), tmp_path / "no-model"))
@@ -129,11 +144,13 @@ class Adjustable:
     name = "test camera"
     SHARP_AT = 2.5
 
-    def __init__(self, can_focus: bool = True) -> None:
+    def __init__(self, can_focus: bool = True, light_needed: float = 8_000) -> None:
         self.scene = EnrolTable(1_000_000).frame()
         self.can_focus = can_focus
+        self.light_needed = light_needed  # exposure (us) times analogue gain for a bright picture
         self.focus: float | None = None
         self.exposure: int | None = None
+        self.gain: float | None = None
         self.seq = 0
         self.closed = False
 
@@ -145,7 +162,7 @@ class Adjustable:
         if self.focus is not None:
             blur = 1 + 2 * round(abs(self.focus - self.SHARP_AT) * 4)
             picture = cv2.GaussianBlur(picture, (blur, blur), 0) if blur > 1 else picture
-        if self.exposure is None or self.exposure < 8_000:
+        if self.exposure is None or self.exposure * (self.gain or 1.0) < self.light_needed:
             picture = (picture // 40).astype(np.uint8)  # automatic exposure: far too dark
         self.seq += 1
         return Frame(picture, self.seq, time.monotonic())
@@ -158,6 +175,7 @@ class Adjustable:
             return False
         self.focus = controls.focus_dioptres if controls.focus_dioptres is not None else self.focus
         self.exposure = controls.exposure_us if controls.exposure_us is not None else self.exposure
+        self.gain = controls.gain if controls.gain is not None else self.gain
         return True
 
 
@@ -166,6 +184,7 @@ def test_calibrate_finds_the_exposure_and_the_sharpest_focus_and_keeps_them(tmp_
     said: list[str] = []
     result = calibrate(camera, tmp_path, say=said.append)
     assert result.exposure_us is not None and result.exposure_us >= 8_000
+    assert result.gain == 1.0 and camera.gain == 1.0  # fixed with the exposure, not left to chance
     assert result.focus_dioptres == Adjustable.SHARP_AT
     assert result.markers == list(range(8)) and result.markers_total == 8
     assert result.tile_px is not None and 20 < result.tile_px < 200
@@ -174,11 +193,23 @@ def test_calibrate_finds_the_exposure_and_the_sharpest_focus_and_keeps_them(tmp_
     assert result.picture == "" and camera.closed
     kept = json.loads((tmp_path / CALIBRATION).read_text())
     assert kept["focus_dioptres"] == 2.5 and (tmp_path / PICTURE).stat().st_size > 10_000
-    assert saved_controls(tmp_path) == Controls(focus_dioptres=2.5, exposure_us=result.exposure_us)
+    assert saved_controls(tmp_path) == Controls(focus_dioptres=2.5, exposure_us=result.exposure_us, gain=1.0)
     settings = with_calibration(camera_settings({"source": "picamera2"}), tmp_path)
-    assert settings.controls.focus_dioptres == 2.5
+    assert settings.controls == Controls(focus_dioptres=2.5, exposure_us=result.exposure_us, gain=1.0)
+    own_gain = with_calibration(camera_settings({"source": "picamera2", "gain": 2.0}), tmp_path)
+    assert own_gain.controls.gain == 2.0 and own_gain.controls.exposure_us is None  # they go together
     fixed = with_calibration(camera_settings({"source": "picamera2", "focus_dioptres": 1.0}), tmp_path)
     assert fixed.controls.focus_dioptres == 1.0  # the config's own setting wins
+
+
+def test_a_dim_room_gets_the_longest_exposure_and_the_least_gain_that_is_bright_enough(
+    tmp_path: Path,
+) -> None:
+    camera = Adjustable(light_needed=33_000 * 3)  # 33 ms is not enough at gain 1, nor at 2
+    result = calibrate(camera, tmp_path, say=lambda _: None)
+    assert (result.exposure_us, result.gain) == (33_000, 4.0)
+    assert (camera.exposure, camera.gain) == (33_000, 4.0) and result.picture == ""
+    assert saved_controls(tmp_path) == Controls(focus_dioptres=2.5, exposure_us=33_000, gain=4.0)
 
 
 def test_a_fixed_focus_camera_is_measured_and_told_to_turn_its_lens(tmp_path: Path) -> None:

@@ -36,6 +36,13 @@ CALIBRATION = "calibration.json"
 PICTURE = "calibration.jpg"
 FOCUS_STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)  # dioptres (1/m)
 EXPOSURE_STEPS_US = (2_000, 4_000, 8_000, 12_000, 16_000, 24_000, 33_000)
+# With automatic exposure off, libcamera keeps whatever analogue gain the automatic loop last
+# chose, so the gain is fixed with the exposure: 1 (the least grain) while the exposure can still
+# grow, then raised at the longest exposure for a dim room.
+GAIN_STEPS = (2.0, 4.0, 8.0)
+EXPOSURE_LADDER = tuple((exposure, 1.0) for exposure in EXPOSURE_STEPS_US) + tuple(
+    (EXPOSURE_STEPS_US[-1], gain) for gain in GAIN_STEPS
+)
 WARM_UP_FRAMES = 8  # automatic exposure settles over the first frames
 # libcamera applies new controls a few frames late, and a lens takes a moment to move: the frames
 # between a change and the one judged are dropped.
@@ -50,6 +57,7 @@ class Calibration:
     size: tuple[int, int]  # width, height of the picture
     focus_dioptres: float | None = None  # None: the camera cannot focus, or was not asked to
     exposure_us: int | None = None  # None: automatic exposure was fine
+    gain: float | None = None  # the analogue gain fixed with exposure_us
     sharpness: float = 0.0
     picture: str = ""  # what the frame checks said of the final picture ("" when fine)
     markers: list[int] = field(default_factory=list)
@@ -120,38 +128,43 @@ class Calibrator:
             self.say("exposure: automatic exposure gives a good picture")
             return image
         self.say(f"exposure: {quality.message}")
-        if not self.camera.apply(Controls(exposure_us=EXPOSURE_STEPS_US[0])):
+        if not self.camera.apply(Controls(exposure_us=EXPOSURE_LADDER[0][0], gain=EXPOSURE_LADDER[0][1])):
             result.notes.append(f"exposure cannot be set on this camera: {quality.message}")
             return image
-        best: tuple[float, int, np.ndarray] | None = None
-        for exposure in EXPOSURE_STEPS_US:
-            self.camera.apply(Controls(exposure_us=exposure))
+        best: tuple[float, int, float, np.ndarray] | None = None
+        for exposure, gain in EXPOSURE_LADDER:
+            self.camera.apply(Controls(exposure_us=exposure, gain=gain))
             tried = self._frame()
             grey = cv2.cvtColor(tried, cv2.COLOR_BGR2GRAY)
             clipped = float(np.mean((grey >= 250) | (grey <= 5)))
             passes = check_frame(tried).ok
             # a picture that passes the checks first, then the least clipped, then mid-grey
             score = (0.0 if passes else 1.0) + clipped + abs(float(grey.mean()) - 128) / 1000
-            self.say(f"  {exposure} us: {'good' if passes else check_frame(tried).problem}")
+            self.say(f"  {exposure} us, gain {gain:g}: {'good' if passes else check_frame(tried).problem}")
             if best is None or score < best[0]:
-                best = (score, exposure, tried)
+                best = (score, exposure, gain, tried)
+            if passes and gain > 1.0:
+                break  # more gain only adds grain
         assert best is not None
-        result.exposure_us = best[1]
-        self.camera.apply(Controls(exposure_us=best[1]))
-        self.say(f"exposure: {best[1]} us kept")
-        return best[2]
+        result.exposure_us, result.gain = best[1], best[2]
+        self.camera.apply(self._exposure_controls(result))
+        self.say(f"exposure: {best[1]} us at gain {best[2]:g} kept")
+        return best[3]
+
+    @staticmethod
+    def _exposure_controls(result: Calibration, focus: float | None = None) -> Controls:
+        return Controls(focus_dioptres=focus, exposure_us=result.exposure_us, gain=result.gain)
 
     def _focus(self, image: np.ndarray, result: Calibration) -> np.ndarray:
         view = self.rectifier.locate(image)
-        exposure = result.exposure_us
-        if not self.camera.apply(Controls(focus_dioptres=FOCUS_STEPS[0], exposure_us=exposure)):
+        if not self.camera.apply(self._exposure_controls(result, FOCUS_STEPS[0])):
             result.sharpness = sharpness(image, view.homography, self.mat)
             result.notes.append("this camera's focus cannot be set: turn its lens until sharpness peaks")
             self.say(f"focus: fixed on this camera; sharpness {result.sharpness:.0f}")
             return image
         tried: list[tuple[float, float, np.ndarray]] = []
         for dioptres in FOCUS_STEPS:
-            self.camera.apply(Controls(focus_dioptres=dioptres, exposure_us=exposure))
+            self.camera.apply(self._exposure_controls(result, dioptres))
             picture = self._frame()
             score = sharpness(picture, view.homography, self.mat)
             tried.append((score, dioptres, picture))
@@ -159,12 +172,12 @@ class Calibrator:
         score, dioptres, picture = max(tried, key=lambda item: item[0])
         for finer in (dioptres - 0.25, dioptres + 0.25):  # between the coarse steps
             if finer >= 0:
-                self.camera.apply(Controls(focus_dioptres=finer, exposure_us=exposure))
+                self.camera.apply(self._exposure_controls(result, finer))
                 again = self._frame()
                 finer_score = sharpness(again, view.homography, self.mat)
                 if finer_score > score:
                     score, dioptres, picture = finer_score, finer, again
-        self.camera.apply(Controls(focus_dioptres=dioptres, exposure_us=exposure))
+        self.camera.apply(self._exposure_controls(result, dioptres))
         result.focus_dioptres, result.sharpness = dioptres, score
         self.say(f"focus: {dioptres:.2f} dioptres (about {100 / max(dioptres, 0.01):.0f} cm) kept")
         return picture
@@ -223,30 +236,28 @@ def saved_controls(state_dir: Path) -> Controls | None:
         data = json.loads((state_dir / CALIBRATION).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    focus, exposure = data.get("focus_dioptres"), data.get("exposure_us")
+    focus, exposure, gain = data.get("focus_dioptres"), data.get("exposure_us"), data.get("gain")
     if not isinstance(focus, int | float) or isinstance(focus, bool):
         focus = None
     if not isinstance(exposure, int) or isinstance(exposure, bool):
         exposure = None
-    return Controls(focus_dioptres=focus, exposure_us=exposure)
+    if not isinstance(gain, int | float) or isinstance(gain, bool) or exposure is None:
+        gain = None  # a gain is only ever kept with its exposure
+    return Controls(focus_dioptres=focus, exposure_us=exposure, gain=None if gain is None else float(gain))
 
 
 def with_calibration(settings: CameraSettings, state_dir: Path) -> CameraSettings:
-    """The camera's settings, with calibrate's focus and exposure where the config leaves them automatic."""
+    """The camera's settings, with calibrate's focus and exposure where the config leaves them
+    automatic. The exposure and its gain go together: a config that sets either keeps its own."""
     kept = saved_controls(state_dir)
     if kept is None:
         return settings
     controls = settings.controls
-    return replace(
-        settings,
-        controls=replace(
-            controls,
-            focus_dioptres=controls.focus_dioptres
-            if controls.focus_dioptres is not None
-            else kept.focus_dioptres,
-            exposure_us=controls.exposure_us if controls.exposure_us is not None else kept.exposure_us,
-        ),
-    )
+    if controls.focus_dioptres is None:
+        controls = replace(controls, focus_dioptres=kept.focus_dioptres)
+    if controls.exposure_us is None and controls.gain is None:
+        controls = replace(controls, exposure_us=kept.exposure_us, gain=kept.gain)
+    return replace(settings, controls=controls)
 
 
 def calibrate(camera: Camera, state_dir: Path, say: Callable[[str], None] = print) -> Calibration:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from companion.cameras.settings import open_camera
+from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import Config, load_config
 from companion.errors import UserError
 from companion.vision.reader import MODELS
@@ -85,12 +85,15 @@ def check_models(folder: Path = MODELS) -> Finding:
     return Finding("models", OK, f"{', '.join(MODEL_FILES)} load ({size / 1e6:.1f} MB) from {folder}")
 
 
-def check_camera(config: Config, model: str | None, timeout: float = 5.0) -> Finding:
-    settings = config.camera
+def check_camera(
+    settings: CameraSettings, model: str | None, timeout: float = 5.0, check: str = "camera"
+) -> Finding:
+    """Open the camera of ``settings`` and judge one picture; ``check`` names it in the report
+    (``camera`` for the overhead one, ``dice camera`` for the trays' own)."""
     if settings.source == "simulator":
-        return Finding("camera", OK, "the simulated table (no camera needed)")
+        return Finding(check, OK, "the simulated table (no camera needed)")
     if settings.source == "none":
-        return Finding("camera", WARN, "no camera configured: every tile is entered on the phone")
+        return Finding(check, WARN, "no camera configured: every tile is entered on the phone")
     camera = open_camera(settings)
     try:
         camera.open()
@@ -103,7 +106,7 @@ def check_camera(config: Config, model: str | None, timeout: float = 5.0) -> Fin
             fix = (
                 "the running service holds the camera: sudo systemctl stop table-companion, then check again"
             )
-        return Finding("camera", FAIL, f"{camera.name}: {error}", fix)
+        return Finding(check, FAIL, f"{camera.name}: {error}", fix)
     finally:
         camera.close()
     from companion.vision.frames import check_frame
@@ -111,8 +114,8 @@ def check_camera(config: Config, model: str | None, timeout: float = 5.0) -> Fin
     height, width = frame.image.shape[:2]
     quality = check_frame(frame.image)
     if not quality.ok:
-        return Finding("camera", WARN, f"{camera.name} gives {width}x{height}, but: {quality.message}")
-    return Finding("camera", OK, f"{camera.name} gives {width}x{height} pictures")
+        return Finding(check, WARN, f"{camera.name} gives {width}x{height}, but: {quality.message}")
+    return Finding(check, OK, f"{camera.name} gives {width}x{height} pictures")
 
 
 def check_pins(config: Config, model: str | None, dev: Path = Path("/dev")) -> Finding:
@@ -248,7 +251,9 @@ def diagnose(config_path: str | None, model_path: Path = PI_MODEL) -> list[Findi
         return findings
     findings.append(Finding("config", OK, f"{config.source} is valid"))
     findings.append(check_models())
-    findings.append(check_camera(config, model))
+    findings.append(check_camera(config.camera, model))
+    if config.dice_camera is not None:
+        findings.append(check_camera(config.dice_camera, model, check="dice camera"))
     findings.append(check_pins(config, model))
     findings.append(check_state_dir(config.state_dir))
     findings.append(check_disk(config.state_dir))
