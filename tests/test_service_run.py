@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ import pytest
 from conftest import free_port
 
 from companion.live.table import Table
+from companion.service.run import _stop_worker
 from companion.sim.play import simulated_game
 from companion.sim.table import SimulatedTable
 from companion.store import GameStore
@@ -210,3 +212,23 @@ def test_a_power_cut_mid_game_loses_nothing_stored_and_the_game_resumes_on_the_n
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_a_loop_that_will_not_stop_is_left_behind_and_said(capsys: pytest.CaptureFixture[str]) -> None:
+    """A loop stuck in a camera read must not hold the shutdown forever: the rest of the service
+    still stops (the loop is a daemon thread) and the journal says why."""
+    stop, release = threading.Event(), threading.Event()
+    stuck = threading.Thread(target=release.wait, daemon=True)  # ignores stop, as a hung read would
+    stuck.start()
+    started = time.monotonic()
+    _stop_worker(stuck, stop, timeout=0.3)
+    assert stop.is_set() and stuck.is_alive() and time.monotonic() - started < 5
+    assert "did not stop within 0.3 s" in capsys.readouterr().err
+    release.set()
+    stuck.join(timeout=5)
+
+    stop = threading.Event()
+    willing = threading.Thread(target=stop.wait, daemon=True)
+    willing.start()
+    _stop_worker(willing, stop, timeout=5)
+    assert not willing.is_alive() and capsys.readouterr().err == ""

@@ -236,12 +236,14 @@ def read_timeout(settings: CameraSettings) -> float:
     return max(2.0, 3.0 / settings.fps)
 
 
-def _stop_worker(worker: threading.Thread, stop: threading.Event) -> None:
+def _stop_worker(worker: threading.Thread, stop: threading.Event, timeout: float = 10.0) -> None:
+    """Ask the loop to stop and wait for it. A loop stuck in a camera read is left behind (a
+    daemon thread) so the rest still shuts down, and the journal says so."""
     stop.set()
     if worker.is_alive():
-        worker.join(timeout=10)
+        worker.join(timeout=timeout)
         if worker.is_alive():
-            print("companion run: the table's loop did not stop within 10 s", file=sys.stderr)
+            print(f"companion run: the table's loop did not stop within {timeout:g} s", file=sys.stderr)
 
 
 def _start_mqtt(config: Config, table: Table, stack: ExitStack) -> None:
