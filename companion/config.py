@@ -11,7 +11,6 @@ MQTT, its scoreboard open to the local network. ``hardware/config.example.toml``
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -21,7 +20,7 @@ from typing import Any
 
 from companion.cameras.settings import CameraSettings, camera_settings
 from companion.devices.config import TraysConfig, trays_config
-from companion.errors import ConfigError, UserError
+from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
 from companion.web.server import DEFAULT_THREADS, default_state_dir
 
@@ -52,21 +51,12 @@ class Config:
     source: str = "defaults"  # the file it came from, for messages
 
 
-def unknown_keys(section: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
-    """Refuse a key the section does not have, suggesting the nearest one."""
-    for key in section:
-        if key not in known:
-            near = difflib.get_close_matches(str(key), known, n=1)
-            hint = f' (did you mean "{near[0]}"?)' if near else f" (known: {', '.join(known)})"
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
-
-
 def _web(section: Any) -> WebSettings:
     if section is None:
         return WebSettings()
     if not isinstance(section, Mapping):
         raise ConfigError("[web] must be a table of keys")
-    unknown_keys(section, WEB_KEYS, "[web]")
+    refuse_unknown_keys(section, WEB_KEYS, "[web] ")
     defaults = WebSettings()
     host = section.get("host", defaults.host)
     if not isinstance(host, str) or not host.strip():
@@ -102,7 +92,7 @@ def _state_dir(value: Any, source: str) -> Path:
 def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
     """Check a config already read from TOML; a ConfigError names the file, section and key."""
     try:
-        unknown_keys(data, TOP_KEYS, "the top level")
+        refuse_unknown_keys(data, TOP_KEYS, "")
         dice_camera = _table(data, "dice_camera")
         trays = data.get("trays")
         config = Config(

@@ -111,8 +111,8 @@ def test_no_section_gives_the_defaults_and_a_full_section_is_read_as_written() -
         ({"exposure_us": 1.5}, "exposure_us", "not 1.5"),
         ({"gain": 0.5}, "gain", "from 1 to 64, not 0.5"),
         ({"source": "folder"}, "folder", 'needed when source is "folder"'),
-        ({"fsp": 5}, "fsp", "did you mean fps?"),
-        ({"colour": "red"}, "colour", "the keys are source"),
+        ({"fsp": 5}, "fsp", '[camera] fsp: no such key; did you mean "fps"?'),
+        ({"colour": "red"}, "colour", "no such key; the keys are source"),
     ],
 )
 def test_each_bad_key_is_refused_by_name(section: dict[str, Any], key: str, said: str) -> None:

@@ -111,8 +111,8 @@ def test_a_full_section_is_read_as_written() -> None:
 @pytest.mark.parametrize(
     ("section", "message"),
     [
-        ({"prot": 1883}, '[mqtt] prot: not a setting of this section; did you mean "port"?'),
-        ({"colour": "red"}, "[mqtt] colour: not a setting of this section; the keys are enabled, host"),
+        ({"prot": 1883}, '[mqtt] prot: no such key; did you mean "port"?'),
+        ({"colour": "red"}, "[mqtt] colour: no such key; the keys are enabled, host"),
         ({"port": 0}, "[mqtt] port: a port is 1 to 65535, not 0"),
         ({"port": 70000}, "[mqtt] port: a port is 1 to 65535, not 70000"),
         ({"port": "1883"}, "[mqtt] port: must be a whole number, not '1883'"),

@@ -62,7 +62,7 @@ def changed(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         (("tray", 0, "buzzer"), "19", "trays.tray[0].buzzer must be a BCM pin number, not '19'"),
         (("tray", 1, "button"), 27, "trays.tray[1] uses BCM 27, which trays.tray[0] uses already"),
         (("tray", 1, "led"), [24, 24, 12], "trays.tray[1] uses BCM 24 twice"),
-        (("tray", 0, "buton"), 17, "unknown key trays.tray[0].buton"),
+        (("tray", 0, "buton"), 17, 'trays.tray[0].buton: no such key; did you mean "button"?'),
         (("tray", 0, "colour"), "blue", "trays.tray[0].colour must be one of red, green"),
         (("tray", 1, "colour"), "red", 'two trays are the seat of colour "red"'),
         (("tray", 1, "led_common_anode"), "yes", "trays.tray[1].led_common_anode must be true or false"),
@@ -71,7 +71,7 @@ def changed(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         (("press_ms",), 0.05, "trays.press_ms must be a whole number from 5 to 2000"),
         (("tray",), [], "trays.tray must list at least one tray"),
         (("tray", 0), [17, 27], "trays.tray[0] must be a table of pins"),
-        (("trays",), {}, "unknown key trays.trays"),
+        (("trays",), {}, 'trays.trays: no such key; did you mean "tray"?'),
     ],
 )
 def test_each_mistake_is_named_by_its_key(path: tuple[Any, ...], value: Any, message: str) -> None:

@@ -7,14 +7,13 @@ docs/cameras.md.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from companion.cameras.base import Camera, Controls
-from companion.errors import ConfigError
+from companion.errors import ConfigError, refuse_unknown_keys
 
 SOURCES = ("picamera2", "opencv", "folder", "none", "simulator")
 KEYS = (
@@ -89,14 +88,6 @@ def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
     return value
 
 
-def _unknown_keys(section: Mapping[str, Any]) -> None:
-    for key in section:
-        if key not in KEYS:
-            close = difflib.get_close_matches(str(key), KEYS, n=1)
-            hint = f"did you mean {close[0]}?" if close else f"the keys are {', '.join(KEYS)}"
-            raise ConfigError(f"[camera] {key}: not a camera setting ({hint})")
-
-
 def _device(section: Mapping[str, Any]) -> str | int:
     value = section.get("device", 0)
     wanted = "a camera index (0, 1, ...), a device such as /dev/video0, or a video file"
@@ -113,7 +104,7 @@ def camera_settings(section: Mapping[str, Any] | None) -> CameraSettings:
         return CameraSettings()
     if not isinstance(section, Mapping):
         raise ConfigError(f"[camera] must be a table of settings, not {_shown(section)}")
-    _unknown_keys(section)
+    refuse_unknown_keys(section, KEYS, "[camera] ")
     source = section.get("source", "picamera2")
     if source not in SOURCES:
         raise _refuse("source", f"one of {', '.join(SOURCES)}", source)

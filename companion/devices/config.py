@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.errors import UserError
+from companion.errors import UserError, refuse_unknown_keys
 
 # BCM pins that the header exposes as plain GPIO.
 HEADER_PINS = range(2, 28)
@@ -117,16 +117,10 @@ def _flag(section: Mapping[str, Any], key: str, default: bool, where: str) -> bo
     return value
 
 
-def _unknown(section: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    unknown = sorted(str(key) for key in section if key not in allowed)
-    if unknown:
-        raise TrayConfigError(f"unknown key {where}.{unknown[0]} (allowed: {', '.join(allowed)})")
-
-
 def _tray(section: Any, where: str) -> TrayPins:
     if not isinstance(section, Mapping):
         raise TrayConfigError(f"{where} must be a table of pins, not {section!r}")
-    _unknown(section, TRAY_KEYS, where)
+    refuse_unknown_keys(section, TRAY_KEYS, f"{where}.", TrayConfigError)
     for key in ("button", "led"):
         if key not in section:
             raise TrayConfigError(f"{where}.{key} is missing")
@@ -175,7 +169,7 @@ def trays_config(section: Mapping[str, Any]) -> TraysConfig:
     """Check a ``[trays]`` section given as a dict; raises TrayConfigError naming the bad key."""
     if not isinstance(section, Mapping):
         raise TrayConfigError(f"[trays] must be a table, not {section!r}")
-    _unknown(section, TRAYS_KEYS, "trays")
+    refuse_unknown_keys(section, TRAYS_KEYS, "trays.", TrayConfigError)
     factory = section.get("pin_factory", "lgpio")
     if factory not in PIN_FACTORIES:
         raise TrayConfigError(f"trays.pin_factory must be one of {', '.join(PIN_FACTORIES)}, not {factory!r}")

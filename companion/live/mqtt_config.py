@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.errors import ConfigError
+from companion.errors import ConfigError, refuse_unknown_keys
 
 SLUG = re.compile(r"[a-z0-9_-]{1,64}")
 
@@ -82,11 +81,8 @@ def mqtt_settings(section: Mapping[str, Any] | None) -> MqttSettings:
         return MqttSettings(table=table, name=default_name(table))
     if not isinstance(section, Mapping):
         raise ConfigError(f"[mqtt]: must be a section of key = value lines, not {type(section).__name__}")
+    refuse_unknown_keys(section, KEYS, "[mqtt] ")
     for key, value in section.items():
-        if key not in KEYS:
-            near = difflib.get_close_matches(str(key), KEYS, n=1)
-            hint = f'; did you mean "{near[0]}"?' if near else f"; the keys are {', '.join(KEYS)}"
-            raise ConfigError(f"[mqtt] {key}: not a setting of this section{hint}")
         wanted = KEYS[key]
         # bool is an int in Python; TOML keeps them apart, and so do we.
         if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
