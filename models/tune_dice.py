@@ -4,10 +4,11 @@ split of the real photographs and the tuning trays, never the held-out ones.
     python -m models.tune_dice --trays 200
     python -m models.tune_dice --sweep --trays 100
 
-``--sweep`` reads the training photographs and ``--trays`` tuning trays with each combination
-of the thresholds that decide which spots are dice (Thresholds: die, die_unread, sure, apart,
-same_die) and prints the figures of models/evaluate_dice.py (matched by die) for each, best
-first: the networks run once per picture and crop, only the rules are run again.
+``--sweep`` reads the training photographs, ``--trays`` tuning trays and a third as many with a
+die cut by the edge with each combination of SWEEP, the thresholds that decide which spots are
+dice (companion.vision.dice.Thresholds), and prints the figures of models/evaluate_dice.py
+(matched by die) for each, best first: the networks run once per picture and crop, only the
+rules are run again.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
@@ -21,23 +22,32 @@ import argparse
 import dataclasses
 import hashlib
 import itertools
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.sim.dice_tray import render_tray
 from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds, sharpness
-from companion.vision.dice_model import NONE, STRIDE, UNREADABLE, DiceModel, crop_side, cut_out, peaks
+from companion.vision.dice_model import (
+    DEFAULT_MODEL,
+    NONE,
+    STRIDE,
+    UNREADABLE,
+    DiceModel,
+    crop_side,
+    cut_out,
+    peaks,
+)
 from models.dice_data import SYNTHETIC_SEEDS, iou, photos
 from models.evaluate_dice import Tally
 
 # What --sweep tries.
 SWEEP = {
-    "die": (0.5, 0.7, 0.85, 0.95),
-    "die_unread": (0.9, 0.97, 0.99),
-    "sure": (0.8, 0.9),
-    "apart": (0.0, 0.25, 0.5),
-    "same_die": (0.0, 0.5, 0.7),
+    "die": (0.5, 0.8),
+    "die_unread": (0.5, 0.7, 0.8, 0.9),
+    "die_edge": (0.5, 0.7, 0.9),
+    "same_die": (0.0, 0.4, 0.6),
 }
 
 
@@ -72,9 +82,9 @@ class CachedModel(DiceModel):
 Labelled = list[tuple[int | None, tuple[float, ...]]]
 
 
-def sweep(trays: int) -> None:
+def sweep(trays: int, path: Path = DEFAULT_MODEL) -> None:
     """Each combination of SWEEP on the training photographs and ``trays`` tuning trays."""
-    model = CachedModel(DiceModel())
+    model = CachedModel(DiceModel(path))
     pictures: list[tuple[str, np.ndarray, Labelled]] = []
     for photo in photos("train"):
         picture = cv2.imread(str(photo.path))
@@ -85,6 +95,17 @@ def sweep(trays: int) -> None:
         tray = render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
         truth: Labelled = [
             (d.value, tuple(float(v) for v in (d.read_box if d.value is not None else d.body)))
+            for d in tray.dice
+        ]
+        pictures.append(("tray", tray.image, truth))
+    # and trays with a die cut by the picture's edge, whose right reading is no value
+    for seed in range(first + 60_000, first + 60_000 + trays // 3):
+        tray = render_tray(seed, dice=3, cut=True, cocked=0.1)
+        truth = [
+            (
+                None if d.cut else d.value,
+                tuple(float(v) for v in (d.read_box if d.value and not d.cut else d.body)),
+            )
             for d in tray.dice
         ]
         pictures.append(("tray", tray.image, truth))
@@ -147,11 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--trays", type=int, default=200, help="tuning trays of each kind")
     parser.add_argument("--sweep", action="store_true", help="try each combination of SWEEP")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
     args = parser.parse_args(argv)
     if args.sweep:
-        sweep(args.trays)
+        sweep(args.trays, args.model)
         return 0
-    reader = DiceReader()
+    reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []
     for photo in photos("train"):
         picture = cv2.imread(str(photo.path))

@@ -41,12 +41,17 @@ class Thresholds:
     # side face, a cable's end or a laptop's key than a die).
     die: float = 0.5
     die_unread: float = 0.9
+    # ... and when it lies at the picture's edge, cut by it: saying so is asked of a person
+    # then, not a value, so a less sure die still counts (a die cut in half looks less a die).
+    die_edge: float = 0.9
     # How likely the value must be to be given; below it the die is unreadable.
     sure: float = 0.8
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
     # before reading (``apart``, finder scores) and after (``same_die``, the reader's say).
-    apart: float = 0.5
-    same_die: float = 0.0
+    apart: float = 0.0
+    same_die: float = 0.6
+    # How many quarter turns of each crop the reader reads (1: the crop only).
+    views: int = 4
 
 
 THRESHOLDS = Thresholds()
@@ -117,6 +122,12 @@ class DiceReader:
             [cut_out(picture, c.x, c.y, side) for c, side in zip(candidates, sides, strict=True)]
         )
         probs, boxes = self.model.read(crops)
+        if self.thresholds.views > 1:
+            # the same crops turned by quarter turns: a die's value does not turn with it, and
+            # the mean of the readings is steadier than one (the box is the upright reading's)
+            turned = [np.rot90(crops, k, axes=(1, 2)) for k in range(1, self.thresholds.views)]
+            more, _ = self.model.read(np.ascontiguousarray(np.concatenate(turned)))
+            probs = (probs + more.reshape(len(turned), *probs.shape).sum(axis=0)) / self.thresholds.views
         height, width = picture.shape[:2]
         seen = []
         rules = self.thresholds
@@ -135,7 +146,7 @@ class DiceReader:
             )
             unsure = confidence < rules.sure
             value = None if (leans or unsure or blurred or on_edge) else best + 1
-            if value is None and 1.0 - float(p[NONE]) < rules.die_unread:
+            if value is None and 1.0 - float(p[NONE]) < (rules.die_edge if on_edge else rules.die_unread):
                 continue
             if value is None:
                 # the box of the die as found; the confidence is that of it being a die at all
