@@ -44,10 +44,11 @@ from models.evaluate_dice import Tally
 
 # What --sweep tries.
 SWEEP = {
-    "die": (0.5, 0.8),
-    "die_unread": (0.5, 0.7, 0.8, 0.9),
-    "die_edge": (0.5, 0.7, 0.9),
-    "same_die": (0.0, 0.4, 0.6),
+    "die": (0.5, 0.8, 0.95),
+    "die_unread": (0.5, 0.7, 0.8, 0.9, 0.97),
+    "sure": (0.7, 0.8, 0.9),
+    "apart": (0.0, 0.5),
+    "same_die": (0.0, 0.4, 0.6, 0.8),
 }
 
 

@@ -41,9 +41,6 @@ class Thresholds:
     # side face, a cable's end or a laptop's key than a die).
     die: float = 0.5
     die_unread: float = 0.9
-    # ... and when it lies at the picture's edge, cut by it: saying so is asked of a person
-    # then, not a value, so a less sure die still counts (a die cut in half looks less a die).
-    die_edge: float = 0.9
     # How likely the value must be to be given; below it the die is unreadable.
     sure: float = 0.8
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
@@ -146,7 +143,7 @@ class DiceReader:
             )
             unsure = confidence < rules.sure
             value = None if (leans or unsure or blurred or on_edge) else best + 1
-            if value is None and 1.0 - float(p[NONE]) < (rules.die_edge if on_edge else rules.die_unread):
+            if value is None and 1.0 - float(p[NONE]) < rules.die_unread:
                 continue
             if value is None:
                 # the box of the die as found; the confidence is that of it being a die at all
