@@ -15,8 +15,10 @@ label matched once):
   counts as its face (PIP_OF_ONE). The value is then judged, not the box.
 
 A labelled die is read right when its match has its value; extra dice are the reader's dice
-that match no label, as a share of the labelled dice. ``--mistakes`` lists each miss and extra
-of the matching by die with its kind (KINDS). Needs only onnxruntime.
+that match no label, as a share of the labelled dice. A picture given the status ``ok`` whose
+values are not its labels' is counted too: a wrong reading given as sure, whatever the
+matching. ``--mistakes`` lists each miss and extra of the matching by die, and each such
+picture, with its kind (KINDS). Needs only onnxruntime.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ KINDS = {
     "side face": "a die given beside a labelled die's top face, on its body: a side face",
     "at the edge": "a die given at the picture's edge (a die cut by it: the labels leave those out)",
     "stray": "a die given where no labelled die lies (a cable, a key, a shadow)",
+    "tray read wrong": "a picture given the status ok with other values than its labels'",
 }
 
 
@@ -76,6 +79,9 @@ class Figures:
 @dataclass
 class Tally:
     labelled: int = 0
+    trays: int = 0
+    trays_ok: int = 0  # given the status ok ...
+    trays_ok_wrong: int = 0  # ... with values other than the labels': a wrong reading given as sure
     by_iou: Figures = field(default_factory=Figures)
     by_die: Figures = field(default_factory=Figures)
     statuses: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -88,6 +94,17 @@ class Tally:
         """One picture's reading against its labels; ``size`` is the picture's (height, width)."""
         self.statuses[reading.status] += 1
         self.labelled += len(truth)
+        self.trays += 1
+        if reading.status == "ok":
+            self.trays_ok += 1
+            # a die labelled with no value (cocked, cut) makes any "ok" wrong
+            given = sorted(str(die.value) for die in reading.dice)
+            if given != sorted(str(value) for value, _ in truth):
+                self.trays_ok_wrong += 1
+                values = [die.value for die in reading.dice]
+                self._mistake(
+                    "tray read wrong", f"{name}: ok with {values}, labelled {[value for value, _ in truth]}"
+                )
         boxes = [tuple(float(v) for v in die.box) for die in reading.dice]
         faces = [face_box(value, box, min(size)) for value, box in truth]
         iou_pairs = match_by_iou(boxes, [box for _, box in truth])
@@ -127,6 +144,10 @@ class Tally:
                 f"  matched {name}: read right {f.right} ({f.right / n:.2%}); extra {f.extra} "
                 f"({f.extra / n:.2%}); wrong value {f.wrong}, no value {f.unread}, not found {f.missed}"
             )
+        result.append(
+            f"  pictures: {self.trays}; status ok {self.trays_ok}, of which with other values than "
+            f"the labels' (a wrong reading given as sure) {self.trays_ok_wrong}"
+        )
         if self.convention:
             result.append(
                 "  read right by die, not by IoU (the box's convention), by value: "
