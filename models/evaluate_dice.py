@@ -61,7 +61,8 @@ KINDS = {
     "side face": "a die given beside a labelled die's top face, on its body: a side face",
     "at the edge": "a die given at the picture's edge (a die cut by it: the labels leave those out)",
     "stray": "a die given where no labelled die lies (a cable, a key, a shadow)",
-    "tray read wrong": "a picture given the status ok with other values than its labels'",
+    "tray read wrong": "a picture given the status ok with a value that none of its dice shows",
+    "tray short": "a picture given the status ok with its labels' values but fewer dice",
 }
 
 
@@ -82,6 +83,9 @@ class Tally:
     trays: int = 0
     trays_ok: int = 0  # given the status ok ...
     trays_ok_wrong: int = 0  # ... with values other than the labels': a wrong reading given as sure
+    # ... of those, with a value that no labelled die shows; the others are only dice short,
+    # which the battle flow sees by the count (docs/dice.md: fewer dice than expected)
+    trays_ok_wrong_value: int = 0
     by_iou: Figures = field(default_factory=Figures)
     by_die: Figures = field(default_factory=Figures)
     statuses: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -102,9 +106,11 @@ class Tally:
             if given != sorted(str(value) for value, _ in truth):
                 self.trays_ok_wrong += 1
                 values = [die.value for die in reading.dice]
-                self._mistake(
-                    "tray read wrong", f"{name}: ok with {values}, labelled {[value for value, _ in truth]}"
-                )
+                left = collections.Counter(value for value, _ in truth)
+                left.subtract(values)
+                kind = "tray read wrong" if any(n < 0 for n in left.values()) else "tray short"
+                self.trays_ok_wrong_value += kind == "tray read wrong"
+                self._mistake(kind, f"{name}: ok with {values}, labelled {[value for value, _ in truth]}")
         boxes = [tuple(float(v) for v in die.box) for die in reading.dice]
         faces = [face_box(value, box, min(size)) for value, box in truth]
         iou_pairs = match_by_iou(boxes, [box for _, box in truth])
@@ -146,7 +152,8 @@ class Tally:
             )
         result.append(
             f"  pictures: {self.trays}; status ok {self.trays_ok}, of which with other values than "
-            f"the labels' (a wrong reading given as sure) {self.trays_ok_wrong}"
+            f"the labels' {self.trays_ok_wrong}: with a value no die shows (a wrong reading given as "
+            f"sure) {self.trays_ok_wrong_value}, dice short {self.trays_ok_wrong - self.trays_ok_wrong_value}"
         )
         if self.convention:
             result.append(

@@ -121,23 +121,24 @@ def sweep(trays: int, path: Path = DEFAULT_MODEL) -> None:
         rows.append((thresholds, tallies["photo"], tallies["tray"]))
 
     def cost(row: tuple[Thresholds, Tally, Tally]) -> float:
-        # a value given wrong, or a picture read "ok" with wrong values, is the worst; a die not
-        # read and an extra die count alike
+        # a value given wrong, or a picture read "ok" with a value none of its dice shows, is
+        # the worst; a die not read and an extra die count alike (a picture read "ok" with a
+        # die short is counted as that die not read: the battle flow sees the count)
         _, photo, tray = row
         return sum(
-            (t.labelled - t.by_die.right + t.by_die.extra + 5 * (t.by_die.wrong + t.trays_ok_wrong))
+            (t.labelled - t.by_die.right + t.by_die.extra + 5 * (t.by_die.wrong + t.trays_ok_wrong_value))
             / max(t.labelled, 1)
             for t in (photo, tray)
         )
 
     print(
         "thresholds: training photographs | tuning trays (matched by die: right, extra, wrong;"
-        " pictures read ok with wrong values)"
+        " pictures read ok with a value no die shows)"
     )
     for thresholds, photo, tray in sorted(rows, key=cost)[:25]:
         line = ", ".join(f"{n} {getattr(thresholds, n)}" for n in names)
         figures = " | ".join(
-            f"{t.by_die.right / n:.2%} {t.by_die.extra / n:.2%} {t.by_die.wrong} {t.trays_ok_wrong}"
+            f"{t.by_die.right / n:.2%} {t.by_die.extra / n:.2%} {t.by_die.wrong} {t.trays_ok_wrong_value}"
             for t, n in ((photo, max(photo.labelled, 1)), (tray, max(tray.labelled, 1)))
         )
         print(f"  {line}: {figures}")

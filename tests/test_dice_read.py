@@ -256,12 +256,15 @@ def test_both_figures_are_kept_and_a_cocked_die_read_is_a_wrong_value() -> None:
     assert (tally.by_iou.right, tally.by_iou.wrong, tally.by_iou.extra) == (0, 0, 3)
     assert (tally.by_die.right, tally.by_die.wrong, tally.by_die.extra) == (1, 1, 1)
     assert tally.kinds == {"wrong value": 1, "side face": 1, "tray read wrong": 1}
-    assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong) == (1, 1, 1)
+    assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong, tally.trays_ok_wrong_value) == (1, 1, 1, 1)
     # a picture not given "ok" is never a wrong reading; one "ok" with its labels' values is right
     tally.add("tray", TrayReading(reading.dice[:1], "unreadable-die", "roll it again"), truth[:1], (480, 640))
     assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong) == (2, 1, 1)
     tally.add("tray", TrayReading(reading.dice[:1]), truth[:1], (480, 640))
     assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong) == (3, 2, 1)
+    # "ok" with the cocked die left out: dice short, not a value no die shows
+    tally.add("tray", TrayReading(reading.dice[:1]), truth, (480, 640))
+    assert (tally.trays_ok_wrong, tally.trays_ok_wrong_value, tally.kinds["tray short"]) == (2, 1, 1)
 
 
 def test_the_reader_is_taught_top_faces_not_side_faces() -> None:
