@@ -38,8 +38,8 @@ class Thresholds:
     find: float = 0.2
     # How likely a spot must be a die (anything but "none") to count as one: when its value is
     # read, and when it is not (a spot the reader can neither read nor rule out is more often a
-    # laptop's key or a side face than a die: below 0.9 the training photographs gave 1-3 %
-    # extra dice, and a rendered tray of 4 dice read as 5).
+    # laptop's key or a side face than a die: at 0.5-0.8 the training photographs gave 0.9-2.3 %
+    # extra dice against 0.6 %, and a rendered tray of 4 dice read as 5).
     die: float = 0.5
     die_unread: float = 0.9
     # How likely the value must be to be given; below it the die is unreadable. At 0.8 the
