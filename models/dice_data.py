@@ -101,15 +101,23 @@ STRAYS_KEPT = 10  # spots the finder takes for dice where none lies, kept per pi
 
 @dataclass(frozen=True)
 class TrayDie:
-    """A die of a training tray in picture pixels: top face centre, body size (0 when not known:
-    the real labels draw only the pips), the pip box (None when it has no value) and the
-    reader's class (0-5 for 1-6, or UNREADABLE)."""
+    """A die of a training tray in picture pixels: top face centre (the body's, when it has no
+    top face), body size (0 when not known: the real labels draw only the pips), the top face's
+    side (estimated from the pip box; 0 when it has none: cocked, cut, hidden), the pip box (None
+    when it has no value) and the reader's class (0-5 for 1-6, or UNREADABLE)."""
 
     x: float
     y: float
     body: float
     read_box: tuple[float, float, float, float] | None
     label: int
+    face: float = 0.0
+    side: tuple[float, float] | None = None  # where a side face shows, when one clearly does
+    face_max: float = 0.0  # the face's side at most, when the labels leave it unsure (0: face)
+
+    @property
+    def widest(self) -> float:
+        return max(self.face, self.face_max)
 
 
 @dataclass
@@ -138,6 +146,29 @@ def _shrink(picture: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(picture, size, interpolation=cv2.INTER_AREA), scale
 
 
+# The pips of a 2 to 6 span this share of the face, a lone 1's pip (with the labels' margin)
+# this share (companion/sim/dice_tray.py); the real labels draw a 1 now around its pip, now
+# around its face: a small square box is the pip (as in models/evaluate_dice.py).
+PIPS_PER_FACE = 0.72
+PIP_PER_FACE = 0.26
+PIP_OF_ONE = 0.05
+
+
+def face_side(
+    value: int, box: tuple[float, ...], short_side: float, rendered: bool = False
+) -> tuple[float, float]:
+    """The side of a die's top face, from the box around its pips: at least and at most."""
+    longest = max(box[2], box[3])
+    if value != 1:
+        return longest / PIPS_PER_FACE, longest / PIPS_PER_FACE
+    if rendered:
+        return longest / PIP_PER_FACE, longest / PIP_PER_FACE
+    if longest <= PIP_OF_ONE * short_side and longest <= 1.5 * max(min(box[2], box[3]), 1.0):
+        return 2.5 * longest, 2.5 * longest  # the labels' pip boxes are looser than the renderer's
+    # a box drawn around the face, just inside it, or a loose box around the pip
+    return longest / 0.9, 2.0 * longest
+
+
 def real_finder_samples() -> list[FinderSample]:
     """The training split of the real photographs (never the held-out one)."""
     samples = []
@@ -149,7 +180,8 @@ def real_finder_samples() -> list[FinderSample]:
             x, y, w, h = die.box
             cx, cy = x + w / 2, y + h / 2
             dice.append((cx * scale, cy * scale, w * scale, h * scale, False))
-            tray_dice.append(TrayDie(cx, cy, 0.0, die.box, die.value - 1))
+            face, face_max = face_side(die.value, die.box, min(picture.shape[:2]))
+            tray_dice.append(TrayDie(cx, cy, 0.0, die.box, die.value - 1, face, None, face_max))
         samples.append(FinderSample(picture, image, scale, dice, None, tray_dice))
     return samples
 
@@ -193,7 +225,17 @@ def tray_sample(tray: RenderedTray) -> FinderSample:
         readable = die.value is not None and not die.cut and not hidden and tray.blur < HEAVY_BLUR
         label = die.value - 1 if readable and die.value is not None else UNREADABLE
         box = tuple(float(v) for v in die.read_box) if readable else None
-        tray_dice.append(TrayDie(cx, cy, float(max(w, h)), box, label))  # type: ignore[arg-type]
+        face, side = 0.0, None
+        if readable and die.value is not None:
+            face = face_side(die.value, die.read_box, 0, rendered=True)[0]
+            # the body reaches past the top face towards the side faces that show: the middle
+            # of those lies about half a face and that reach from the top face's centre
+            away = np.array([x + w / 2 - cx, y + h / 2 - cy])
+            reach = float(np.hypot(*away))
+            if reach > 0.1 * face:
+                at = np.array([cx, cy]) + away / reach * (0.4 * face + reach)
+                side = (float(at[0]), float(at[1]))
+        tray_dice.append(TrayDie(cx, cy, float(max(w, h)), box, label, face, side))  # type: ignore[arg-type]
     hand = None
     if tray.hand is not None:
         hand = cv2.resize(tray.hand, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_AREA)
@@ -229,23 +271,24 @@ def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSam
 def harvest(
     samples: list[FinderSample], find: Callable[[np.ndarray], list[Candidate]], patch: int
 ) -> list[ReadSample]:
-    """What the reader is trained on: every spot the finder finds, labelled by the die it lands
-    on (or ``none``), every labelled die at its own centre, and a few patches of bare tray per
-    picture; each cut as the reader will see it, 1.5 times as wide so it can be shifted."""
+    """What the reader is trained on: every spot the finder finds, labelled by what it lands on
+    (``spot_label``), every labelled die at its own centre, the side face of every rendered die
+    that shows one (as ``none``: a die's top face is what is read, and a die seen at a slant
+    shows a face beside it), and a few patches of bare tray per picture; each cut as the reader
+    will see it, 1.5 times as wide so it can be shifted."""
     from companion.vision.dice_model import NONE, crop_side, cut_out
 
     rng = np.random.default_rng(3)
     result: list[ReadSample] = []
 
-    def keep(picture: np.ndarray, x: float, y: float, side: float, die: TrayDie | None) -> None:
+    def keep(picture: np.ndarray, x: float, y: float, side: float, label: int, die: TrayDie | None) -> None:
         wide = side * 1.5
         box = None
-        if die is not None and die.read_box is not None:
+        if die is not None and die.read_box is not None and label == die.label:
             bx, by, bw, bh = die.read_box
             k = patch / wide
             left, top = x - wide / 2, y - wide / 2
             box = ((bx - left) * k, (by - top) * k, (bx + bw - left) * k, (by + bh - top) * k)
-        label = NONE if die is None else die.label
         result.append(ReadSample(cut_out(picture, x, y, wide, patch), label, box))
 
     for sample in samples:
@@ -255,51 +298,63 @@ def harvest(
         matched: dict[int, float] = {}
         strays = 0
         for candidate, side in zip(found, sizes, strict=True):
-            die_index = _nearest(sample.tray_dice, candidate.x, candidate.y)
-            if die_index is None and _on_a_die(sample.tray_dice, candidate.x, candidate.y):
-                continue  # on a die but off its top face (a side face): neither right nor "none"
-            if die_index is None:
+            label, die_index = spot_label(sample.tray_dice, candidate.x, candidate.y)
+            if label is None:
+                continue  # near a top face but off its centre: neither the die nor "none"
+            if label == NONE and die_index is None:
                 strays += 1
                 if strays > STRAYS_KEPT:  # the likeliest are the ones worth learning from
                     continue
-            else:
-                matched.setdefault(die_index, side)
             die = sample.tray_dice[die_index] if die_index is not None else None
-            keep(sample.picture, candidate.x, candidate.y, side, die)
+            if die is not None and label == die.label:
+                matched.setdefault(die_index, side)  # type: ignore[arg-type]
+            keep(sample.picture, candidate.x, candidate.y, side, label, die)
         for index, die in enumerate(sample.tray_dice):
             side = matched.get(index, crop_side(die.body, die.body) if die.body else typical)
-            keep(sample.picture, die.x, die.y, side, die)
+            keep(sample.picture, die.x, die.y, side, die.label, die)
+            if die.side is not None:
+                keep(sample.picture, *die.side, side, NONE, None)
         height, width = sample.picture.shape[:2]
         bare = 0
         for _ in range(60):
             x, y = rng.uniform(0, width), rng.uniform(0, height)
             if all(math.hypot(x - d.x, y - d.y) > typical for d in sample.tray_dice):
-                keep(sample.picture, x, y, typical * rng.uniform(0.7, 1.4), None)
+                keep(sample.picture, x, y, typical * rng.uniform(0.7, 1.4), NONE, None)
                 bare += 1
                 if bare == BARE_KEPT:
                     break
     return result
 
 
-def _nearest(dice: list[TrayDie], x: float, y: float) -> int | None:
-    """The die whose top face centre is within reach of (x, y): a third of its body, or of the
-    pip box's larger side (at least 6 px) when the body is not known."""
-    best, best_distance = None, math.inf
-    for index, die in enumerate(dice):
-        reach = die.body / 3 if die.body else max(6.0, max(die.read_box[2:]) / 2 if die.read_box else 6.0)
-        distance = math.hypot(die.x - x, die.y - y)
-        if distance <= reach and distance < best_distance:
-            best, best_distance = index, distance
-    return best
+# Where a spot lies against a die's top face, in face sides from its centre: the die itself
+# within ON_FACE, a side face (or the tray) beyond OFF_FACE, not labelled between.
+ON_FACE = 0.3
+OFF_FACE = 0.5
 
 
-def _on_a_die(dice: list[TrayDie], x: float, y: float) -> bool:
-    """Whether (x, y) falls on some die's body (for real dice, whose body is not labelled:
-    within 1.2 pip boxes of the face's centre, and at least 25 px)."""
-    for die in dice:
-        reach = (
-            die.body * 0.6 if die.body else max(25.0, 1.2 * max(die.read_box[2:]) if die.read_box else 25.0)
-        )
-        if math.hypot(die.x - x, die.y - y) <= reach:
-            return True
-    return False
+def spot_label(dice: list[TrayDie], x: float, y: float) -> tuple[int | None, int | None]:
+    """The reader's class for a crop centred on (x, y) and the die it belongs to: the die's
+    class near its top face's centre; UNREADABLE anywhere on a die with no top face to read
+    (cocked, cut, hidden, blurred); NONE on the side of a die read (its side faces) and off
+    every die; None (not to be used) just off a top face's centre, where either would be wrong.
+    A real die's body is not labelled: it is taken to reach 1.2 faces from the top face's
+    centre."""
+    from companion.vision.dice_model import NONE
+
+    distances = [math.hypot(d.x - x, d.y - y) for d in dice]
+    order = sorted(range(len(dice)), key=lambda k: distances[k])
+    for k in order:
+        die, distance = dice[k], distances[k]
+        if die.face and distance <= ON_FACE * die.face:
+            return die.label, k
+    for k in order:
+        die, distance = dice[k], distances[k]
+        if die.face and distance <= OFF_FACE * die.widest:
+            return None, None
+        if not die.face and distance <= max(die.body / 3, 6.0):
+            return die.label, k
+    for k in order:
+        die, distance = dice[k], distances[k]
+        if distance <= (die.body * 0.6 if die.body else 1.2 * die.widest):
+            return (NONE, k) if die.face else (die.label, k)
+    return NONE, None

@@ -48,6 +48,7 @@ from models.dice_data import (
 )
 
 HERE = Path(__file__).resolve().parent
+HARVEST_THRESHOLD = 0.1
 PATCH = 72  # reader crops are kept this big (1.5 crops) so that augmenting can shift and turn them
 
 
@@ -129,10 +130,21 @@ class Exported(nn.Module):
 # --- photometric changes shared by both networks: other light, other dice colours -----------
 
 
+def paint(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """White and grey things (the real photographs' dice, and pale trays) given one random
+    colour, their shading kept: the real dice's shapes as dice of other colours."""
+    hsv = cv2.cvtColor(image.astype(np.uint8), cv2.COLOR_BGR2HSV)
+    pale = (hsv[..., 1] < 70) & (hsv[..., 2] > 100)
+    hsv[..., 0] = np.where(pale, rng.integers(0, 180), hsv[..., 0])
+    hsv[..., 1] = np.where(pale, rng.integers(110, 240), hsv[..., 1])
+    hsv[..., 2] = np.where(pale, hsv[..., 2] * rng.uniform(0.45, 0.95), hsv[..., 2]).astype(np.uint8)
+    return np.asarray(cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR), np.float32)
+
+
 def recolour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Gain, colour cast, at times the channels swapped or the picture inverted (a white die
     with black pips becomes a dark one with light pips), noise; float32."""
-    out = image.astype(np.float32)
+    out = paint(image, rng) if rng.random() < 0.2 else image.astype(np.float32)
     if rng.random() < 0.3:
         out = out[..., rng.permutation(3)]
     if rng.random() < 0.12:
@@ -166,7 +178,17 @@ def finder_batch(samples: list[FinderSample], rng: np.random.Generator) -> tuple
         # a random square placement of the scaled tray (padding with its edge where it is small)
         ox = rng.uniform(min(0, FIND_TRAIN_PX - w * scale), max(0, FIND_TRAIN_PX - w * scale))
         oy = rng.uniform(min(0, FIND_TRAIN_PX - h * scale), max(0, FIND_TRAIN_PX - h * scale))
-        matrix = np.array([[scale, 0, ox], [0, scale, oy]], np.float32)
+        # turned by up to 25 degrees about the square's middle as well: dice lie at any angle,
+        # and a tray camera need not be square to the tray
+        angle = math.radians(rng.uniform(-25, 25)) if rng.random() < 0.5 else 0.0
+        cos, sin, middle = math.cos(angle), math.sin(angle), FIND_TRAIN_PX / 2
+        turn = np.array(
+            [
+                [cos, -sin, middle - cos * middle + sin * middle],
+                [sin, cos, middle - sin * middle - cos * middle],
+            ]
+        )
+        matrix = (turn @ np.array([[scale, 0, ox], [0, scale, oy], [0, 0, 1]])).astype(np.float32)
         turns, flip = int(rng.integers(0, 4)), bool(rng.random() < 0.5)
         image = cv2.warpAffine(
             sample.image, matrix, (FIND_TRAIN_PX, FIND_TRAIN_PX), borderMode=cv2.BORDER_REPLICATE
@@ -179,7 +201,8 @@ def finder_batch(samples: list[FinderSample], rng: np.random.Generator) -> tuple
             small = cv2.resize(mask, (cells, cells), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
             hand[k] = _turn(small, turns, flip)
         for cx, cy, bw, bh, sized in sample.dice:
-            x, y = _turn_point(cx * scale + ox, cy * scale + oy, FIND_TRAIN_PX, turns, flip)
+            px, py = matrix @ np.array([cx, cy, 1.0])
+            x, y = _turn_point(float(px), float(py), FIND_TRAIN_PX, turns, flip)
             if not (0 <= x < FIND_TRAIN_PX and 0 <= y < FIND_TRAIN_PX):
                 continue
             if turns % 2:
@@ -236,6 +259,43 @@ def finder_loss(
     return centre_loss + offset + 0.5 * size + hand_weight * hand_loss
 
 
+def finder_from_onnx(path: Path) -> Finder:
+    """The finder of an exported dice file, back as a torch module to export again beside a new
+    reader. The export folded each batch norm into its convolution; here each batch norm passes
+    the folded convolution through as it is (in eval mode only: not to be trained further)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}
+    finder = Finder()
+    modules = dict(finder.named_modules())
+    convs = 0
+    for node in graph.node:
+        if node.op_type != "Conv" or not node.name.startswith("/finder/"):
+            continue
+        # "/finder/s4/s4.0/s4.0.0/Conv" is finder.s4[0][0]; its batch norm is finder.s4[0][1]
+        name = node.name.split("/")[-2].replace("finder.", "")
+        conv = modules[name]
+        assert isinstance(conv, nn.Conv2d), name
+        kernel, bias = weights[node.input[1]], weights[node.input[2]]
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(kernel))
+            if conv.bias is not None:
+                conv.bias.copy_(torch.from_numpy(bias))
+            else:
+                norm = modules[name[: -len(".0")] + ".1"]
+                assert isinstance(norm, nn.BatchNorm2d), name
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0 - norm.eps)
+                norm.weight.fill_(1.0)
+                norm.bias.copy_(torch.from_numpy(bias))
+        convs += 1
+    if convs != sum(isinstance(m, nn.Conv2d) for m in finder.modules()):
+        raise ValueError(f"{path}: {convs} finder convolutions, not this Finder's")
+    return finder.eval()
+
+
 def run_finder(net: Finder, picture: np.ndarray, threshold: float = 0.2) -> list[Candidate]:
     tray, scale = finder_input(picture)
     with torch.no_grad():
@@ -256,7 +316,7 @@ def reader_batch(samples: list[ReadSample], rng: np.random.Generator) -> tuple[t
     boxes = np.zeros((n, 4), np.float32)
     has_box = np.zeros(n, np.float32)
     for k, sample in enumerate(samples):
-        angle = 90 * int(rng.integers(0, 4)) + rng.uniform(-8, 8)
+        angle = 90 * int(rng.integers(0, 4)) + rng.uniform(-12, 12)
         scale = math.exp(rng.normal(0, 0.1))
         shift = rng.normal(0, 0.05, 2) * CROP_PX
         matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
@@ -327,6 +387,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--real-repeat", type=int, default=5, help="how often each real photograph is seen per pass"
     )
+    parser.add_argument(
+        "--reader-real-repeat", type=int, default=1, help="how often each real crop is seen per pass"
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -341,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--init", action="store_true", help="go on from the finder in build/ (to fine-tune it)"
+    )
+    parser.add_argument(
+        "--finder-onnx",
+        help="with --part reader: keep the finder of this dice.onnx (no torch weights needed in build/)",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
@@ -361,7 +428,9 @@ def main(argv: list[str] | None = None) -> int:
         reader.load_state_dict(torch.load(reader_path))
         export(finder.eval(), reader.eval(), Path(args.out))
         return 0
-    if args.init or args.part == "reader":
+    if args.finder_onnx:
+        finder = finder_from_onnx(Path(args.finder_onnx))
+    elif args.init or args.part == "reader":
         finder.load_state_dict(torch.load(finder_path))
         finder.eval()
     if args.part in ("finder", "both"):
@@ -382,7 +451,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.part == "finder":
             return 0
 
-    crops = harvest(real + synthetic, lambda picture: run_finder(finder, picture), PATCH)
+    # spots down to a lower threshold than the reader's: the finder knows its own training
+    # pictures better than new ones, and the reader must learn what it then finds there
+    def find(picture: np.ndarray) -> list[Candidate]:
+        return run_finder(finder, picture, HARVEST_THRESHOLD)
+
+    real_crops = harvest(real, find, PATCH)
+    crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, PATCH)
     counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
     print(
         "reader crops: " + ", ".join(f"{n} {c}" for n, c in zip(READ_CLASSES, counts, strict=True)),

@@ -2,6 +2,13 @@
 split of the real photographs and the tuning trays, never the held-out ones.
 
     python -m models.tune_dice --trays 200
+    python -m models.tune_dice --sweep --trays 100
+
+``--sweep`` reads the training photographs, ``--trays`` tuning trays and a third as many with a
+die cut by the edge with each combination of SWEEP, the thresholds that decide which spots are
+dice (companion.vision.dice.Thresholds), and prints the figures of models/evaluate_dice.py
+(matched by die) for each, best first: the networks run once per picture and crop, only the
+rules are run again.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
@@ -12,14 +19,129 @@ without a hand, and how sure the reader was of the values it got right and wrong
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
+import itertools
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.sim.dice_tray import render_tray
-from companion.vision.dice import DiceReader, sharpness
-from companion.vision.dice_model import NONE, STRIDE, UNREADABLE, crop_side, cut_out, peaks
+from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds, sharpness
+from companion.vision.dice_model import (
+    DEFAULT_MODEL,
+    NONE,
+    STRIDE,
+    UNREADABLE,
+    DiceModel,
+    crop_side,
+    cut_out,
+    peaks,
+)
 from models.dice_data import SYNTHETIC_SEEDS, iou, photos
+from models.evaluate_dice import Tally
+
+# What --sweep tries.
+SWEEP = {
+    "die": (0.5, 0.8, 0.95),
+    "die_unread": (0.5, 0.7, 0.8, 0.9, 0.97),
+    "sure": (0.7, 0.8, 0.9),
+    "apart": (0.0, 0.5),
+    "same_die": (0.0, 0.4, 0.6, 0.8),
+}
+
+
+class CachedModel(DiceModel):
+    """A dice model that remembers what its networks gave for each picture and each crop."""
+
+    def __init__(self, model: DiceModel) -> None:
+        # shares the model's session: no second one is loaded
+        self.inner = model
+        self.path = model.path
+        self._maps: dict[bytes, tuple[np.ndarray, float]] = {}
+        self._reads: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
+        key = hashlib.blake2b(picture.tobytes(), digest_size=16).digest()
+        if key not in self._maps:
+            self._maps[key] = self.inner.find(picture)
+        return self._maps[key]
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(crops) == 0:
+            return self.inner.read(crops)
+        keys = [hashlib.blake2b(c.tobytes(), digest_size=16).digest() for c in crops]
+        new = [k for k, key in enumerate(keys) if key not in self._reads]
+        if new:
+            probs, boxes = self.inner.read(crops[new])
+            for k, p, b in zip(new, probs, boxes, strict=True):
+                self._reads[keys[k]] = (p, b)
+        return np.stack([self._reads[k][0] for k in keys]), np.stack([self._reads[k][1] for k in keys])
+
+
+Labelled = list[tuple[int | None, tuple[float, ...]]]
+
+
+def sweep(trays: int, path: Path = DEFAULT_MODEL) -> None:
+    """Each combination of SWEEP on the training photographs and ``trays`` tuning trays."""
+    model = CachedModel(DiceModel(path))
+    pictures: list[tuple[str, np.ndarray, Labelled]] = []
+    for photo in photos("train"):
+        picture = cv2.imread(str(photo.path))
+        pictures.append(("photo", picture, [(d.value, d.box) for d in photo.dice]))
+    first = SYNTHETIC_SEEDS["tune"].start
+    for seed in range(first, first + trays):
+        rng = np.random.default_rng([seed, 11])
+        tray = render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
+        truth: Labelled = [
+            (d.value, tuple(float(v) for v in (d.read_box if d.value is not None else d.body)))
+            for d in tray.dice
+        ]
+        pictures.append(("tray", tray.image, truth))
+    # and trays with a die cut by the picture's edge, whose right reading is no value
+    for seed in range(first + 60_000, first + 60_000 + trays // 3):
+        tray = render_tray(seed, dice=3, cut=True, cocked=0.1)
+        truth = [
+            (
+                None if d.cut else d.value,
+                tuple(float(v) for v in (d.read_box if d.value and not d.cut else d.body)),
+            )
+            for d in tray.dice
+        ]
+        pictures.append(("tray", tray.image, truth))
+    rows = []
+    names = list(SWEEP)
+    for values in itertools.product(*SWEEP.values()):
+        thresholds = dataclasses.replace(THRESHOLDS, **dict(zip(names, values, strict=True)))
+        reader = DiceReader(model, thresholds)
+        tallies = {"photo": Tally(), "tray": Tally()}
+        for kind, picture, truth in pictures:
+            tallies[kind].add(kind, reader.read(picture), truth, picture.shape[:2])
+        rows.append((thresholds, tallies["photo"], tallies["tray"]))
+
+    def cost(row: tuple[Thresholds, Tally, Tally]) -> float:
+        # a value given wrong, or a picture read "ok" with a value none of its dice shows, is
+        # the worst; a die not read and an extra die count alike (a picture read "ok" with a
+        # die short is counted as that die not read: the battle flow sees the count)
+        _, photo, tray = row
+        return sum(
+            (t.labelled - t.by_die.right + t.by_die.extra + 5 * (t.by_die.wrong + t.trays_ok_wrong_value))
+            / max(t.labelled, 1)
+            for t in (photo, tray)
+        )
+
+    print(
+        "thresholds: training photographs | tuning trays (matched by die: right, extra, wrong;"
+        " pictures read ok with a value no die shows)"
+    )
+    for thresholds, photo, tray in sorted(rows, key=cost)[:25]:
+        line = ", ".join(f"{n} {getattr(thresholds, n)}" for n in names)
+        figures = " | ".join(
+            f"{t.by_die.right / n:.2%} {t.by_die.extra / n:.2%} {t.by_die.wrong} {t.trays_ok_wrong_value}"
+            for t, n in ((photo, max(photo.labelled, 1)), (tray, max(tray.labelled, 1)))
+        )
+        print(f"  {line}: {figures}")
 
 
 def _percentiles(name: str, values: list[float]) -> str:
@@ -52,8 +174,13 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--trays", type=int, default=200, help="tuning trays of each kind")
+    parser.add_argument("--sweep", action="store_true", help="try each combination of SWEEP")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
     args = parser.parse_args(argv)
-    reader = DiceReader()
+    if args.sweep:
+        sweep(args.trays, args.model)
+        return 0
+    reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []
     for photo in photos("train"):
         picture = cv2.imread(str(photo.path))

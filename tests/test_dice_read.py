@@ -14,9 +14,10 @@ import pytest
 from companion.cli import main
 from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader, _which, colour_name
-from companion.vision.dice_model import CROP_PX
-from companion.vision.dice_reading import TRAY_STATUSES, TrayReading
-from models.dice_data import held_out, photos
+from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE
+from companion.vision.dice_reading import TRAY_STATUSES, Die, TrayReading
+from models.dice_data import TrayDie, held_out, photos, spot_label
+from models.evaluate_dice import Tally, extra_kind, face_box, match_by_die, match_by_iou
 
 # Seeds of rendered trays used here: from the held-out range (models/dice_data.py), never
 # trained or tuned on.
@@ -223,3 +224,56 @@ def test_dice_read_prints_a_line_per_picture(
     assert len(out) == 1 and out[0].startswith(f"{path}: {len(held_out_photos[0].dice)} dice: ")
     assert main(["dice", "read", "/no/such/picture.png"]) == 1
     assert "/no/such/picture.png: no such file" in capsys.readouterr().err
+
+
+def test_the_fair_matching_judges_the_die_not_the_box_convention() -> None:
+    # a 1 labelled around its single pip; the reading boxes the whole face: IoU fails, the die
+    # matches. A 3 labelled along its diagonal pips matches a face box holding its centre.
+    pip_of_one, face = (100.0, 100.0, 12.0, 12.0), (86.0, 86.0, 40.0, 40.0)
+    assert face_box(1, pip_of_one, 480) == (91.0, 91.0, 30.0, 30.0)
+    assert face_box(3, pip_of_one, 480) == pip_of_one  # only a 1's pip stands for its face
+    assert face_box(1, face, 480) == face  # a 1 already boxed around its face
+    assert match_by_iou([face], [pip_of_one]) == {}
+    assert match_by_die([face], [face_box(1, pip_of_one, 480)]) == {0: 0}
+    diagonal = (200.0, 100.0, 40.0, 12.0)
+    assert match_by_die([(195.0, 90.0, 50.0, 50.0)], [diagonal]) == {0: 0}
+    # one to one, nearest first; a side face below a die matches nothing and is named so
+    side = (88.0, 128.0, 36.0, 20.0)
+    assert match_by_die([side, face], [face]) == {1: 0}
+    assert extra_kind(side, [face], [(1, face)], (480, 640)) == "side face"
+    assert extra_kind((600.0, 10.0, 30.0, 30.0), [face], [(1, face)], (480, 640)) == "stray"
+    assert extra_kind((0.0, 10.0, 30.0, 30.0), [face], [(1, face)], (480, 640)) == "at the edge"
+
+
+def test_both_figures_are_kept_and_a_cocked_die_read_is_a_wrong_value() -> None:
+    tally = Tally()
+    reading = TrayReading(
+        (Die(1, (86, 86, 40, 40), 0.99), Die(4, (300, 300, 30, 20), 0.95), Die(5, (88, 128, 36, 20), 0.9)),
+        "ok",
+    )
+    truth = [(1, (100.0, 100.0, 12.0, 12.0)), (None, (290.0, 290.0, 50.0, 50.0))]
+    tally.add("tray", reading, truth, (480, 640))
+    assert (tally.by_iou.right, tally.by_iou.wrong, tally.by_iou.extra) == (0, 0, 3)
+    assert (tally.by_die.right, tally.by_die.wrong, tally.by_die.extra) == (1, 1, 1)
+    assert tally.kinds == {"wrong value": 1, "side face": 1, "tray read wrong": 1}
+    assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong, tally.trays_ok_wrong_value) == (1, 1, 1, 1)
+    # a picture not given "ok" is never a wrong reading; one "ok" with its labels' values is right
+    tally.add("tray", TrayReading(reading.dice[:1], "unreadable-die", "roll it again"), truth[:1], (480, 640))
+    assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong) == (2, 1, 1)
+    tally.add("tray", TrayReading(reading.dice[:1]), truth[:1], (480, 640))
+    assert (tally.trays, tally.trays_ok, tally.trays_ok_wrong) == (3, 2, 1)
+    # "ok" with the cocked die left out: dice short, not a value no die shows
+    tally.add("tray", TrayReading(reading.dice[:1]), truth, (480, 640))
+    assert (tally.trays_ok_wrong, tally.trays_ok_wrong_value, tally.kinds["tray short"]) == (2, 1, 1)
+
+
+def test_the_reader_is_taught_top_faces_not_side_faces() -> None:
+    # a flat die (a 5 whose top face is 40 px), a cocked die, nothing else
+    flat = TrayDie(100.0, 100.0, 60.0, (85.0, 85.0, 29.0, 29.0), 4, face=40.0)
+    cocked = TrayDie(300.0, 100.0, 60.0, None, UNREADABLE)
+    dice = [flat, cocked]
+    assert spot_label(dice, 103.0, 98.0) == (4, 0)  # on the top face's middle: its value
+    assert spot_label(dice, 100.0, 116.0) == (None, None)  # just off it: not used either way
+    assert spot_label(dice, 100.0, 130.0) == (NONE, 0)  # on its side face: not a die to read
+    assert spot_label(dice, 310.0, 115.0) == (UNREADABLE, 1)  # anywhere on a cocked die
+    assert spot_label(dice, 500.0, 400.0) == (NONE, None)  # the tray
