@@ -8,6 +8,7 @@ here knows a rule or a pixel: it only connects the parts.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import Config
 from companion.errors import UserError
 from companion.live.table import Table
+from companion.service.memory import tune_allocator
 from companion.service.notify import Notifier
 from companion.service.runner import NoCamera, TableRunner
 from companion.store import GameStore
@@ -37,6 +39,8 @@ from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel, ModelMissing
 from companion.vision.watcher import Watcher
 from companion.web.server import serve
+
+LOG = logging.getLogger("companion.run")
 
 if TYPE_CHECKING:
     from companion.devices.config import TraysConfig
@@ -161,6 +165,7 @@ def run_table(
     """Serve the table of ``config`` until stopped. A ``simulator`` camera plays simulated games
     from ``first_seed`` on, ``simulated_games`` of them (None: without end)."""
     notifier = notifier or Notifier.from_environment()
+    LOG.info(tune_allocator())  # before the first frame: see companion/service/memory.py
     with ExitStack() as stack:
         store = GameStore(config.state_dir)
         stack.callback(store.close)
