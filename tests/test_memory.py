@@ -18,7 +18,7 @@ from companion.service.memory import tune_allocator
 
 print(tune_allocator())
 libc = ctypes.CDLL("libc.so.6")
-names = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
+names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in names]
