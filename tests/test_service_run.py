@@ -102,7 +102,9 @@ def test_ready_once_serving_then_the_watchdog_every_few_frames_and_stopping_on_s
     listener, path = notify_socket
     port = free_port()
     config = write_config(tmp_path, port, 'source = "simulator"\nfps = 10')
-    server = start(config, {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "1000000"})
+    # a 4 s watchdog: a kick at most every second; the exact rule is tested on a fake clock in
+    # test_notify.py, this checks the real process keeps it with room for a busy test machine
+    server = start(config, {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "4000000"})
     try:
         ready_at = None
         kicks: list[float] = []
@@ -118,8 +120,8 @@ def test_ready_once_serving_then_the_watchdog_every_few_frames_and_stopping_on_s
                     break
         assert ready_at is not None and len(kicks) >= 6, "no READY=1 and six WATCHDOG=1 within 90 s"
         gaps = [b - a for a, b in itertools.pairwise(kicks)]
-        # at most one kick a quarter of the interval (0.25 s), and never a silence near the interval
-        assert min(gaps) >= 0.2 and max(gaps) < 0.9, gaps
+        # at most one kick a quarter of the interval (1 s), and never a silence near the interval
+        assert min(gaps) >= 0.95 and max(gaps) < 3.6, gaps
         server.send_signal(signal.SIGTERM)
         rest = [message for _, message in messages(listener, 15) if "STOPPING=1" in message]
         assert server.wait(timeout=30) == 0
