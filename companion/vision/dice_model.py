@@ -17,7 +17,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnxruntime as ort
+
+from companion.vision.onnx import open_session
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS / "dice.onnx"
@@ -109,12 +110,7 @@ class DiceModel:
         labels = json.loads(labels_path.read_text(encoding="utf-8"))
         if tuple(labels.get("read_classes", ())) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        # a shared Pi: no busy-waiting threads between runs (shared/FACTS.md)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._session = open_session(path, threads)
         self._no_tray = np.zeros((1, PAD_TO, PAD_TO, 3), np.float32)
         self._no_crops = np.zeros((0, CROP_PX, CROP_PX, 3), np.float32)
         self.path = path

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from companion.games.base import Cell
 from companion.vision.labels import EMPTY, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
+from companion.vision.onnx import open_session
 from companion.vision.reader import MODELS, CellReading, ModelMissing, spot_readings
 
 DEFAULT_MEEPLE_MODEL = MODELS / "meeples.onnx"
@@ -36,10 +36,7 @@ class MeepleModel:
         if list(labels.get("meeples", [])) != list(MEEPLE_CLASSES):
             raise ValueError(f"{labels_path}: the meeple classes are not the ones this companion knows")
         self.spots: tuple[str, ...] = tuple(labels["spots"])
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._session = open_session(path, threads)
 
     def run(self, now: np.ndarray, bare: np.ndarray) -> np.ndarray:
         """Meeple probabilities (N, spots, classes) for windows of cells now and bare."""

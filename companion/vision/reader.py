@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from companion.games.base import Cell
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.lattice import Lattice, crops
+from companion.vision.onnx import open_session
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS / "cells.onnx"
@@ -72,11 +72,7 @@ class CellModel:
         if not path.is_file() or not labels_path.is_file():
             raise ModelMissing(f"the cell model is missing: {path} and {labels_path.name} must both exist")
         self.labels = TileLabels.load(labels_path)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._session = open_session(path, threads)
         self.path = path
 
     def run(self, windows: np.ndarray, batch: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
