@@ -26,6 +26,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,11 +34,12 @@ import numpy as np
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.table.tracker import ACCEPT
 from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
-from companion.vision.reader import CellModel
+from companion.vision.reader import DEFAULT_MODEL, CellModel
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, MARGIN
 
 ENROL_PX = 96  # an enrolled picture's side
@@ -45,18 +47,23 @@ ENROL_PX = 96  # an enrolled picture's side
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
 
 
-def evaluate_cells(path: str) -> dict[str, Any]:
+def evaluate_cells(path: str, model_path: Path = DEFAULT_MODEL) -> dict[str, Any]:
     data = np.load(path)
-    model = CellModel()
+    model = CellModel(model_path)
     windows = data["crops"][:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX]
     tile_probs, meeple_probs, _ = model.run(windows)
     tiles, meeples = data["tiles"], data["meeples"]
     tile_right = tile_probs.argmax(1) == tiles
     spot_right = meeple_probs.argmax(2) == meeples
     present = meeples > 0
+    # the tracker scores a reading at ACCEPT and asks below it: what matters on unseen art is
+    # how many wrong readings are that sure, and how many right ones
+    sure = tile_probs.max(1) >= ACCEPT
     return {
         "crops": len(tiles),
         "tile_error": float(1 - tile_right.mean()),
+        "tile_sure_and_wrong": float((sure & ~tile_right).mean()),
+        "tile_sure_and_right": float((sure & tile_right).mean()),
         "meeple_spot_error": float(1 - spot_right.mean()),
         "meeple_error_where_present": float(1 - spot_right[present].mean()) if present.any() else 0.0,
         "meeples": int(present.sum()),
@@ -206,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cells", help="held-out crops (npz) for the model-level figures")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the cell model for --cells")
     parser.add_argument("--meeples", help="held-out (now, bare) pairs (npz) for the meeple model")
     parser.add_argument("--games", type=int, default=0, help="whole held-out games to read")
     parser.add_argument(
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report: dict[str, Any] = {}
     if args.cells:
-        report["cells"] = evaluate_cells(args.cells)
+        report["cells"] = evaluate_cells(args.cells, args.model)
         print(json.dumps(report["cells"], indent=1))
     if args.meeples:
         report["meeples"] = evaluate_meeples(args.meeples)
