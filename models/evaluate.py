@@ -127,11 +127,13 @@ def enrolled_gallery(style: int) -> Gallery:
     return gallery
 
 
-def _game(seed: int, box_art: bool = False, enrol: bool = False) -> dict[str, Any]:
+def _game(
+    seed: int, box_art: bool = False, enrol: bool = False, model_path: Path = DEFAULT_MODEL
+) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
     truth = simulated_game(seed, players=2 + seed % 4)
-    model = CellModel()
+    model = CellModel(model_path)
     styles = BOX_STYLES if box_art else HELD_OUT_STYLES
     style = styles[seed % len(styles)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
@@ -172,13 +174,20 @@ def _game(seed: int, box_art: bool = False, enrol: bool = False) -> dict[str, An
 
 
 def evaluate_games(
-    count: int, workers: int, first: int = FIRST_GAME, box_art: bool = False, enrol: bool = False
+    count: int,
+    workers: int,
+    first: int = FIRST_GAME,
+    box_art: bool = False,
+    enrol: bool = False,
+    model_path: Path = DEFAULT_MODEL,
 ) -> dict[str, Any]:
     seeds = list(range(first, first + count))
     games = []
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
-        for done, game in enumerate(pool.map(partial(_game, box_art=box_art, enrol=enrol), seeds), start=1):
+        for done, game in enumerate(
+            pool.map(partial(_game, box_art=box_art, enrol=enrol, model_path=model_path), seeds), start=1
+        ):
             games.append(game)
             print(
                 f"  game {done}/{count}: {game['tiles_right']}/{game['tiles']} tiles, "
@@ -213,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cells", help="held-out crops (npz) for the model-level figures")
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the cell model for --cells")
+    parser.add_argument(
+        "--model", type=Path, default=DEFAULT_MODEL, help="the cell model (default: the shipped one)"
+    )
     parser.add_argument("--meeples", help="held-out (now, bare) pairs (npz) for the meeple model")
     parser.add_argument("--games", type=int, default=0, help="whole held-out games to read")
     parser.add_argument(
@@ -241,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
-        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art, args.enroll)
+        report["games"] = evaluate_games(
+            args.games, args.workers, args.first_game, args.box_art, args.enroll, args.model
+        )
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as file:
