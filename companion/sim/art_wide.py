@@ -31,6 +31,7 @@ from companion.sim.art import (
     SIDE_MID,
     SUPERSAMPLE,
     _symbol_point,
+    draw_faction_mark,
     tile_key,
     unit_point,
 )
@@ -402,28 +403,7 @@ def _draw_symbol(canvas: np.ndarray, faction: str, centre: tuple[int, int], styl
             (cx + outer * math.cos(k * math.pi / 3), cy + outer * math.sin(k * math.pi / 3)) for k in range(6)
         ]
         cv2.fillPoly(canvas, [np.array(hexagon, np.int32)], back, cv2.LINE_AA)
-    if faction == "rebels":
-        cv2.circle(canvas, centre, radius, colour, -1, cv2.LINE_AA)
-        notch = np.array(
-            [(cx, cy - radius // 4), (cx - radius // 2, cy + radius), (cx + radius // 2, cy + radius)]
-        )
-        cv2.fillPoly(canvas, [notch.astype(np.int32)], back, cv2.LINE_AA)
-    elif faction == "empire":
-        cv2.circle(canvas, centre, radius, colour, max(1, radius // 4), cv2.LINE_AA)
-        for k in range(6):
-            a = k * math.pi / 3
-            end = (round(cx + math.cos(a) * radius), round(cy + math.sin(a) * radius))
-            cv2.line(canvas, centre, end, colour, max(1, radius // 5), cv2.LINE_AA)
-    else:
-        tri = np.array(
-            [
-                (cx, cy - radius),
-                (cx + radius * 0.9, cy + radius * 0.7),
-                (cx - radius * 0.9, cy + radius * 0.7),
-            ]
-        )
-        cv2.fillPoly(canvas, [tri.astype(np.int32)], colour, cv2.LINE_AA)
-        cv2.circle(canvas, (cx, cy + radius // 6), max(1, radius // 4), back, -1, cv2.LINE_AA)
+    draw_faction_mark(canvas, faction, centre, radius, colour, back, empire_hub=False)
 
 
 def _draw_border(canvas: np.ndarray, style: WideStyle) -> None:
