@@ -24,6 +24,8 @@ import numpy as np
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, SIDES, Feature, Tile
+from companion.sim.art_box import BOX_STYLES
+from companion.sim.art_wide import WIDE_STYLES
 from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, UNKNOWN, TileLabels, meeple_class
 from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT
@@ -37,6 +39,14 @@ CALIBRATION_STYLES = range(20_000, 20_100)
 TRAIN_CAMERAS = range(0, 100_000)
 HELD_OUT_CAMERAS = range(500_000, 600_000)
 CALIBRATION_CAMERAS = range(700_000, 800_000)
+# The third family of art (companion/sim/art_wide.py), drawn every part several ways: trained on,
+# with a held-out part of its own, each with its own cameras.
+WIDE_TRAIN_STYLES = range(WIDE_STYLES.start, WIDE_STYLES.start + 100_000)
+WIDE_HELD_OUT_STYLES = range(WIDE_STYLES.start + 100_000, WIDE_STYLES.stop)
+WIDE_TRAIN_CAMERAS = range(100_000, 200_000)
+WIDE_HELD_OUT_CAMERAS = range(200_000, 300_000)
+# The second family (companion/sim/art_box.py) stands in for a user's box: only ever a test.
+BOX_ART_CAMERAS = range(800_000, 900_000)
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,20 @@ SPLITS = {
         Split("train", "False", TRAIN_STYLES, TRAIN_CAMERAS),
         Split("held-out", "True", HELD_OUT_STYLES, HELD_OUT_CAMERAS),
         Split("calibration", "calibration", CALIBRATION_STYLES, CALIBRATION_CAMERAS),
+        Split("wide-train", "wide-train", WIDE_TRAIN_STYLES, WIDE_TRAIN_CAMERAS),
+        Split("wide-held-out", "wide-held-out", WIDE_HELD_OUT_STYLES, WIDE_HELD_OUT_CAMERAS),
     )
 }
+# Test only: kept out of SPLITS, which is what the training scripts may draw from; a data file
+# made from it says so (its "split"), and train_cells refuses it.
+BOX_ART = Split("box-art", "box-art", BOX_STYLES, BOX_ART_CAMERAS)
+TEST_ONLY = {BOX_ART.name: BOX_ART}
+
+
+def split_named(name: str) -> Split:
+    return SPLITS[name] if name in SPLITS else TEST_ONLY[name]
+
+
 MARGIN = 4  # extra pixels round each crop, so training can shift it
 FACTION_LIST = ("rebels", "empire", "bounty")
 
@@ -124,7 +146,7 @@ def put_meeple(
 
 def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One rendered frame's crops (N, CROP+2*MARGIN, same, 3), tile labels (N,), meeple labels (N, 6)."""
-    drawn_from = SPLITS[split]
+    drawn_from = split_named(split)
     rng = random.Random(f"cells-{drawn_from.key}-{seed}")
     classes = tile_classes()
     known = set(classes)
@@ -242,10 +264,32 @@ def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
         const="calibration",
         help="draw from the calibration styles and cameras (what sets the tracker's thresholds)",
     )
+    which.add_argument(
+        "--box-art",
+        dest="split",
+        action="store_const",
+        const="box-art",
+        help="test only: draw the second family of art (companion/sim/art_box.py), never trained on",
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="draw the third family of art (companion/sim/art_wide.py): its training or held-out styles",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", required=True)
     return parser
+
+
+def split_of(args: argparse.Namespace) -> str:
+    """The split the options name: ``--wide`` turns the training and held-out splits into the
+    third family's."""
+    if not args.wide:
+        return str(args.split)
+    if args.split not in ("train", "held-out"):
+        raise SystemExit(f"--wide has no {args.split} split")
+    return f"wide-{args.split}"
 
 
 def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:
@@ -256,7 +300,10 @@ def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = data_parser(__doc__, 760).parse_args(argv)
-    write_data(args.out, generate(args.frames, args.split, args.workers, args.first_seed), "crops")
+    split = split_of(args)
+    data = generate(args.frames, split, args.workers, args.first_seed)
+    data["split"] = np.array(split)
+    write_data(args.out, data, "crops")
     return 0
 
 

@@ -26,6 +26,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,11 +34,12 @@ import numpy as np
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.table.tracker import ACCEPT
 from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
-from companion.vision.reader import CellModel
+from companion.vision.reader import DEFAULT_MODEL, CellModel
 from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, MARGIN
 
 ENROL_PX = 96  # an enrolled picture's side
@@ -45,18 +47,23 @@ ENROL_PX = 96  # an enrolled picture's side
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
 
 
-def evaluate_cells(path: str) -> dict[str, Any]:
+def evaluate_cells(path: str, model_path: Path = DEFAULT_MODEL) -> dict[str, Any]:
     data = np.load(path)
-    model = CellModel()
+    model = CellModel(model_path)
     windows = data["crops"][:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX]
     tile_probs, meeple_probs, _ = model.run(windows)
     tiles, meeples = data["tiles"], data["meeples"]
     tile_right = tile_probs.argmax(1) == tiles
     spot_right = meeple_probs.argmax(2) == meeples
     present = meeples > 0
+    # the tracker scores a reading at ACCEPT and asks below it: what matters on unseen art is
+    # how many wrong readings are that sure, and how many right ones
+    sure = tile_probs.max(1) >= ACCEPT
     return {
         "crops": len(tiles),
         "tile_error": float(1 - tile_right.mean()),
+        "tile_sure_and_wrong": float((sure & ~tile_right).mean()),
+        "tile_sure_and_right": float((sure & tile_right).mean()),
         "meeple_spot_error": float(1 - spot_right.mean()),
         "meeple_error_where_present": float(1 - spot_right[present].mean()) if present.any() else 0.0,
         "meeples": int(present.sum()),
@@ -120,11 +127,13 @@ def enrolled_gallery(style: int) -> Gallery:
     return gallery
 
 
-def _game(seed: int, box_art: bool = False, enrol: bool = False) -> dict[str, Any]:
+def _game(
+    seed: int, box_art: bool = False, enrol: bool = False, model_path: Path = DEFAULT_MODEL
+) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
     truth = simulated_game(seed, players=2 + seed % 4)
-    model = CellModel()
+    model = CellModel(model_path)
     styles = BOX_STYLES if box_art else HELD_OUT_STYLES
     style = styles[seed % len(styles)]
     camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
@@ -165,13 +174,20 @@ def _game(seed: int, box_art: bool = False, enrol: bool = False) -> dict[str, An
 
 
 def evaluate_games(
-    count: int, workers: int, first: int = FIRST_GAME, box_art: bool = False, enrol: bool = False
+    count: int,
+    workers: int,
+    first: int = FIRST_GAME,
+    box_art: bool = False,
+    enrol: bool = False,
+    model_path: Path = DEFAULT_MODEL,
 ) -> dict[str, Any]:
     seeds = list(range(first, first + count))
     games = []
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
-        for done, game in enumerate(pool.map(partial(_game, box_art=box_art, enrol=enrol), seeds), start=1):
+        for done, game in enumerate(
+            pool.map(partial(_game, box_art=box_art, enrol=enrol, model_path=model_path), seeds), start=1
+        ):
             games.append(game)
             print(
                 f"  game {done}/{count}: {game['tiles_right']}/{game['tiles']} tiles, "
@@ -206,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cells", help="held-out crops (npz) for the model-level figures")
+    parser.add_argument(
+        "--model", type=Path, default=DEFAULT_MODEL, help="the cell model (default: the shipped one)"
+    )
     parser.add_argument("--meeples", help="held-out (now, bare) pairs (npz) for the meeple model")
     parser.add_argument("--games", type=int, default=0, help="whole held-out games to read")
     parser.add_argument(
@@ -227,13 +246,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report: dict[str, Any] = {}
     if args.cells:
-        report["cells"] = evaluate_cells(args.cells)
+        report["cells"] = evaluate_cells(args.cells, args.model)
         print(json.dumps(report["cells"], indent=1))
     if args.meeples:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
-        report["games"] = evaluate_games(args.games, args.workers, args.first_game, args.box_art, args.enroll)
+        report["games"] = evaluate_games(
+            args.games, args.workers, args.first_game, args.box_art, args.enroll, args.model
+        )
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as file:

@@ -27,11 +27,12 @@ from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX
 from companion.vision.rectify import Rectifier
 from models.cell_data import (
     MARGIN,
-    SPLITS,
     data_parser,
     meeple_spots,
     put_meeple,
     render_all,
+    split_named,
+    split_of,
     tile_classes,
     write_data,
 )
@@ -74,7 +75,7 @@ def _meeples_for(tile_spots: list[str], rng: random.Random, hard: bool) -> list[
 
 def pair_sample(seed: int, split: str, hard: bool = False) -> Pair:
     """One board rendered bare and with meeples: every tiled cell as a (now, bare) pair."""
-    drawn_from = SPLITS[split]
+    drawn_from = split_named(split)
     rng = random.Random(f"meeples-{drawn_from.key}-{seed}" + ("-hard" if hard else ""))
     classes = tile_classes()
     styles, cameras = drawn_from.styles, drawn_from.cameras
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         help="more meeples on planets, more small ones and more black ones (what games misread most)",
     )
     args = parser.parse_args(argv)
-    data = generate(args.frames, args.split, args.workers, args.first_seed, args.hard)
+    data = generate(args.frames, split_of(args), args.workers, args.first_seed, args.hard)
     write_data(args.out, data, "pairs")
     return 0
 

@@ -13,10 +13,12 @@ same weights (torch's CPU kernels are deterministic with one thread pool as set 
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -26,7 +28,7 @@ from companion.games.starwars.spots import SPOTS
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
-from models.cell_data import MARGIN, labels
+from models.cell_data import MARGIN, TEST_ONLY, labels
 from models.training import fit, load_data, save, training_parser
 
 HERE = Path(__file__).resolve().parent
@@ -127,6 +129,56 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.float32)
 
 
+GREY = np.array([0.114, 0.587, 0.299], np.float32)  # BGR weights of brightness
+
+
+SWAPS = [list(p) for p in itertools.permutations(range(3)) if p != (0, 1, 2)]
+
+
+def hue_turn(angle: float) -> np.ndarray:
+    """A 3x3 colour matrix that turns hues by ``angle`` (radians) about the grey axis, leaving
+    greys as they are."""
+    axis = np.ones(3, np.float32) / np.sqrt(3)
+    cross = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]], np.float32)
+    return (
+        np.eye(3, dtype=np.float32) * np.cos(angle)
+        + np.sin(angle) * cross
+        + (1 - np.cos(angle)) * np.outer(axis, axis)
+    )
+
+
+def repaint(batch: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """Change the art's look, not its structure, in ``share`` of ``batch`` (in place): turn the
+    hues, swap the colour channels, go grey, invert, stretch or flatten the contrast, blur. A box
+    may print any colour where the training art had another; structure is what must be read.
+    Returns which windows had their colours changed (their meeples' colours are no longer true)."""
+    n = len(batch)
+    chosen = rng.random(n) < share
+    recoloured = np.zeros(n, bool)
+    for k in np.nonzero(chosen)[0]:
+        window = batch[k]
+        pick = rng.random()
+        if pick < 0.35:
+            window[:] = window @ hue_turn(rng.uniform(0.3, 2 * np.pi - 0.3)).T
+            recoloured[k] = True
+        elif pick < 0.6:
+            window[:] = window[..., SWAPS[rng.integers(len(SWAPS))]]
+            recoloured[k] = True
+        elif pick < 0.75:
+            window[:] = (window @ GREY)[..., None]
+            recoloured[k] = True
+        if rng.random() < 0.2:
+            window[:] = 255 - np.clip(window, 0, 255)
+            recoloured[k] = True
+        if rng.random() < 0.4:
+            mean = window.mean()
+            window[:] = (window - mean) * rng.uniform(0.5, 1.6) + mean
+        if rng.random() < 0.3:
+            window[:] = cv2.GaussianBlur(window, (0, 0), rng.uniform(0.5, 1.5))
+    np.clip(batch, 0, 255, out=batch)
+    return recoloured
+
+
 def centre(batch: np.ndarray) -> np.ndarray:
     return batch[:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX].astype(np.float32)
 
@@ -155,7 +207,14 @@ def evaluate(net: CellNet, crops: np.ndarray, tiles: np.ndarray, meeples: np.nda
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = training_parser(__doc__, HERE / "cells.onnx", epochs=10).parse_args(argv)
+    parser = training_parser(__doc__, HERE / "cells.onnx", epochs=10)
+    parser.add_argument(
+        "--repaint", type=float, default=0.0, help="share of each batch whose art's look is changed (repaint)"
+    )
+    args = parser.parse_args(argv)
+    for path in args.data:
+        if str(np.load(path).get("split", "")) in TEST_ONLY:
+            raise SystemExit(f"{path} is test-only data (the unseen art): never train on it")
     crops, tiles, meeples = load_data(args, ("crops", "tiles", "meeples"))
     rng = np.random.default_rng(args.seed)
     test = np.load(args.test) if args.test else None
@@ -168,9 +227,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def loss_of(index: np.ndarray) -> torch.Tensor:
         batch = augment(crops[index], rng)
+        recoloured = repaint(batch, rng, args.repaint)
         tile_target = tiles[index].copy()
         # A quarter of the batch is turned by 1-3 quarter turns: the tile class turns with it.
-        # Meeples stand upright on the table, so turned crops teach tiles only.
+        # Meeples stand upright on the table, so turned crops teach tiles only; so do repainted
+        # ones, whose meeples no longer have their colours.
         turns = np.where(rng.random(len(index)) < 0.25, rng.integers(1, 4, len(index)), 0)
         for k in np.nonzero(turns)[0]:
             batch[k] = np.rot90(batch[k], -turns[k])  # clockwise
@@ -178,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         x = torch.from_numpy(np.ascontiguousarray(batch)).permute(0, 3, 1, 2)
         tile_logits, meeple_logits, _ = net(x)
         loss = F.cross_entropy(tile_logits, torch.from_numpy(tile_target))
-        upright = torch.from_numpy(turns == 0)
+        upright = torch.from_numpy((turns == 0) & ~recoloured)
         if upright.any():
             m_logits = meeple_logits[upright].reshape(-1, len(MEEPLE_CLASSES))
             m_target = torch.from_numpy(meeples[index]).reshape(-1)[upright.repeat_interleave(len(SPOTS))]

@@ -173,20 +173,36 @@ def _symbol_point(tile: Tile, feature: Feature) -> tuple[float, float]:
 def draw_symbol(canvas: np.ndarray, faction: str, centre: tuple[int, int], radius: int, colour: BGR) -> None:
     dark = (20, 20, 20)
     cv2.circle(canvas, centre, radius + max(1, radius // 6), dark, -1, cv2.LINE_AA)
+    draw_faction_mark(canvas, faction, centre, radius, colour, dark)
+
+
+def draw_faction_mark(
+    canvas: np.ndarray,
+    faction: str,
+    centre: tuple[int, int],
+    radius: int,
+    colour: BGR,
+    cut: BGR,
+    empire_hub: bool = True,
+) -> None:
+    """The three factions' shapes, which tell them apart in every family of art: the rebels' disc
+    with a notch, the empire's wheel, the others' triangle with a hole; ``cut`` is the colour of
+    the notch and the hole (the backing's)."""
     cx, cy = centre
     if faction == "rebels":
         cv2.circle(canvas, centre, radius, colour, -1, cv2.LINE_AA)
         notch = np.array(
             [(cx, cy - radius // 4), (cx - radius // 2, cy + radius), (cx + radius // 2, cy + radius)]
         )
-        cv2.fillPoly(canvas, [notch.astype(np.int32)], dark, cv2.LINE_AA)
+        cv2.fillPoly(canvas, [notch.astype(np.int32)], cut, cv2.LINE_AA)
     elif faction == "empire":
         cv2.circle(canvas, centre, radius, colour, max(1, radius // 4), cv2.LINE_AA)
         for k in range(6):
             a = k * math.pi / 3
             end = (round(cx + math.cos(a) * radius), round(cy + math.sin(a) * radius))
             cv2.line(canvas, centre, end, colour, max(1, radius // 5), cv2.LINE_AA)
-        cv2.circle(canvas, centre, max(1, radius // 3), colour, -1, cv2.LINE_AA)
+        if empire_hub:
+            cv2.circle(canvas, centre, max(1, radius // 3), colour, -1, cv2.LINE_AA)
     else:
         tri = np.array(
             [
@@ -196,7 +212,7 @@ def draw_symbol(canvas: np.ndarray, faction: str, centre: tuple[int, int], radiu
             ]
         )
         cv2.fillPoly(canvas, [tri.astype(np.int32)], colour, cv2.LINE_AA)
-        cv2.circle(canvas, (cx, cy + radius // 6), max(1, radius // 4), dark, -1, cv2.LINE_AA)
+        cv2.circle(canvas, (cx, cy + radius // 6), max(1, radius // 4), cut, -1, cv2.LINE_AA)
 
 
 def tile_key(tile: Tile) -> int:

@@ -19,6 +19,7 @@ from companion.games.base import Cell
 from companion.games.starwars.tiles import Tile
 from companion.sim.art import PLAYER_BGR, TileStyle, draw_meeple, draw_tile, spot_point
 from companion.sim.art_box import BoxStyle, draw_box_tile, is_box_style
+from companion.sim.art_wide import WideStyle, draw_wide_tile, is_wide_style
 from companion.vision.mat import QUIET_ZONE_MM, STANDARD_MAT, TILE_MM, MatSpec
 
 FRAME_SIZE = (1280, 720)
@@ -176,6 +177,8 @@ def _tile_picture(tile: Tile, style: int, variant: int) -> np.ndarray:
     size = round(TILE_MM * SCENE_PX_PER_MM)
     if is_box_style(style):
         return draw_box_tile(tile, BoxStyle.from_seed(style), size, variant)
+    if is_wide_style(style):
+        return draw_wide_tile(tile, WideStyle.from_seed(style), size, variant)
     return draw_tile(tile, TileStyle.from_seed(style), size, variant)
 
 
