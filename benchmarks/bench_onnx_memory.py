@@ -4,7 +4,9 @@
 
 Memory: in a fresh process per setting, the cell and meeple models read batches of changing
 size, as a game gives them (1 to 32 windows for the cell model, 1 to 90 cells for the meeple
-model), ``--runs`` times; the resident memory after loading and at the end is printed.
+model), ``--runs`` times; the resident memory after loading and at the end is printed. The
+settings: onnxruntime's arena (its default), no arena, and no arena with glibc's allocator set
+as ``companion run`` sets it (companion/service/memory.py).
 Speed: both settings loaded in one process, the same batches timed in turn (a ratio, so a busy
 machine slows both alike). The companion opens its models without the arena
 (companion/vision/onnx.py).
@@ -24,9 +26,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from companion.service.memory import tune_allocator
 from companion.vision.onnx import open_session
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
+PARTS = ("arena", "none", "none-tuned")
 
 
 def resident_mib() -> float:
@@ -95,13 +99,15 @@ def speed(runs: int) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=600)
-    parser.add_argument("--part", choices=("arena", "none"), help=argparse.SUPPRESS)  # a child's part
+    parser.add_argument("--part", choices=PARTS, help=argparse.SUPPRESS)  # a child's part
     args = parser.parse_args()
     if args.part:
+        if args.part == "none-tuned":
+            tune_allocator()
         print(json.dumps(memory(args.part == "arena", args.runs)))
         return 0
     result: dict[str, object] = {}
-    for part in ("arena", "none"):
+    for part in PARTS:
         print(f"memory, {part} ...", file=sys.stderr, flush=True)
         child = subprocess.run(
             [sys.executable, __file__, "--part", part, "--runs", str(args.runs)],
