@@ -185,6 +185,7 @@ def test_calibrate_finds_the_exposure_and_the_sharpest_focus_and_keeps_them(tmp_
     result = calibrate(camera, tmp_path, say=said.append)
     assert result.exposure_us is not None and result.exposure_us >= 8_000
     assert result.gain == 1.0 and camera.gain == 1.0  # fixed with the exposure, not left to chance
+    assert not any("gain 2" in line for line in said)  # a picture passed at gain 1: no more gain tried
     assert result.focus_dioptres == Adjustable.SHARP_AT
     assert result.markers == list(range(8)) and result.markers_total == 8
     assert result.tile_px is not None and 20 < result.tile_px < 200

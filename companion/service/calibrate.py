@@ -132,7 +132,10 @@ class Calibrator:
             result.notes.append(f"exposure cannot be set on this camera: {quality.message}")
             return image
         best: tuple[float, int, float, np.ndarray] | None = None
+        passed = False
         for exposure, gain in EXPOSURE_LADDER:
+            if gain > 1.0 and passed:
+                break  # a picture already passes at gain 1: more gain only adds grain
             self.camera.apply(Controls(exposure_us=exposure, gain=gain))
             tried = self._frame()
             grey = cv2.cvtColor(tried, cv2.COLOR_BGR2GRAY)
@@ -143,8 +146,9 @@ class Calibrator:
             self.say(f"  {exposure} us, gain {gain:g}: {'good' if passes else check_frame(tried).problem}")
             if best is None or score < best[0]:
                 best = (score, exposure, gain, tried)
+            passed = passed or passes
             if passes and gain > 1.0:
-                break  # more gain only adds grain
+                break  # the least gain that passes
         assert best is not None
         result.exposure_us, result.gain = best[1], best[2]
         self.camera.apply(self._exposure_controls(result))
