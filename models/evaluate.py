@@ -15,7 +15,9 @@ Two levels, both with onnxruntime only (no torch):
 
 ``--first-game`` reads other held-out games (the default is seed 9 000 on); ``--box-art`` draws
 their tiles in the second family of art, which no model was trained on (issue 5), and
-``--enroll`` gives the companion one picture of each tile type in that art first.
+``--enroll`` gives the companion one picture of each tile type in that art first. ``--wide-art``
+draws them in held-out styles of the third family, which the shipped cell model was not trained
+on either: art to develop readers of unseen art on, keeping the box art a test.
 """
 
 from __future__ import annotations
@@ -33,14 +35,21 @@ import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
+from companion.sim.art_wide import WideStyle, draw_wide_tile
 from companion.table.tracker import ACCEPT
 from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import DEFAULT_MODEL, CellModel
-from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, MARGIN
+from models.cell_data import (
+    HELD_OUT_CAMERAS,
+    HELD_OUT_STYLES,
+    MARGIN,
+    WIDE_HELD_OUT_CAMERAS,
+    WIDE_HELD_OUT_STYLES,
+)
 
 ENROL_PX = 96  # an enrolled picture's side
 
@@ -123,20 +132,32 @@ def enrolled_gallery(style: int) -> Gallery:
     each drawn upright, alone, as a scan of the user's own tile would show it."""
     gallery = Gallery()
     for entry in load_catalog().tiles:
-        gallery.add(draw_box_tile(entry.tile, BoxStyle.from_seed(style), ENROL_PX), entry.tile)
+        if is_box_style(style):
+            picture = draw_box_tile(entry.tile, BoxStyle.from_seed(style), ENROL_PX)
+        else:
+            picture = draw_wide_tile(entry.tile, WideStyle.from_seed(style), ENROL_PX)
+        gallery.add(picture, entry.tile)
     return gallery
 
 
+# the art a suite's games are drawn in: its styles and cameras
+ARTS = {
+    "trained": (HELD_OUT_STYLES, HELD_OUT_CAMERAS),
+    "box": (BOX_STYLES, HELD_OUT_CAMERAS),
+    "wide": (WIDE_HELD_OUT_STYLES, WIDE_HELD_OUT_CAMERAS),
+}
+
+
 def _game(
-    seed: int, box_art: bool = False, enrol: bool = False, model_path: Path = DEFAULT_MODEL
+    seed: int, art: str = "trained", enrol: bool = False, model_path: Path = DEFAULT_MODEL
 ) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
     truth = simulated_game(seed, players=2 + seed % 4)
     model = CellModel(model_path)
-    styles = BOX_STYLES if box_art else HELD_OUT_STYLES
+    styles, cameras = ARTS[art]
     style = styles[seed % len(styles)]
-    camera = HELD_OUT_CAMERAS[seed % len(HELD_OUT_CAMERAS)]
+    camera = cameras[seed % len(cameras)]
     result = read_game(
         truth,
         model,
@@ -163,6 +184,9 @@ def _game(
         "tiles_by_gallery": sum(
             1 for e in result.link.events if e.get("meta", {}).get("read_by") == "gallery"
         ),
+        "tiles_by_likeness": sum(
+            1 for e in result.link.events if e.get("meta", {}).get("matched_by") == "model"
+        ),
         "meeples": len(truth_meeples),
         "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
         "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
@@ -177,7 +201,7 @@ def evaluate_games(
     count: int,
     workers: int,
     first: int = FIRST_GAME,
-    box_art: bool = False,
+    art: str = "trained",
     enrol: bool = False,
     model_path: Path = DEFAULT_MODEL,
 ) -> dict[str, Any]:
@@ -186,7 +210,7 @@ def evaluate_games(
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
         for done, game in enumerate(
-            pool.map(partial(_game, box_art=box_art, enrol=enrol, model_path=model_path), seeds), start=1
+            pool.map(partial(_game, art=art, enrol=enrol, model_path=model_path), seeds), start=1
         ):
             games.append(game)
             print(
@@ -205,6 +229,7 @@ def evaluate_games(
         "tile_error": 1 - sum(g["tiles_right"] for g in games) / tiles,
         "tiles_read_wrong": sum(g["tiles_wrong"] for g in games),
         "tiles_by_gallery": sum(g["tiles_by_gallery"] for g in games),
+        "tiles_by_likeness": sum(g["tiles_by_likeness"] for g in games),
         "meeples": meeples,
         "meeple_error": 1 - sum(g["meeples_right"] for g in games) / max(1, meeples),
         "meeples_read_wrong": sum(g["meeples_wrong"] for g in games),
@@ -215,6 +240,12 @@ def evaluate_games(
         "answered": sum(g["answered"] for g in games),
         "per_game": games,
     }
+
+
+def art_of(args: argparse.Namespace) -> str:
+    if args.box_art and args.wide_art:
+        raise SystemExit("evaluate: --box-art or --wide-art, not both")
+    return "box" if args.box_art else "wide" if args.wide_art else "trained"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
         help="draw the games' tiles in the second family of art, never trained on (companion/sim/art_box.py)",
     )
     parser.add_argument(
+        "--wide-art",
+        action="store_true",
+        help="draw them in held-out styles of the third family, which the shipped cell model never saw",
+    )
+    parser.add_argument(
         "--enroll",
         "--enrol",
         action="store_true",
@@ -253,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
         report["games"] = evaluate_games(
-            args.games, args.workers, args.first_game, args.box_art, args.enroll, args.model
+            args.games, args.workers, args.first_game, art_of(args), args.enroll, args.model
         )
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:

@@ -295,7 +295,8 @@ class Tracker:
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
             learnt = self.learning.read(engine, cell, reading.window)
-            if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
+            # only a near copy of a picture (the edges) outweighs the model on art it knows
+            if learnt is not None and learnt.sure and learnt.by == "edges" and learnt.tile != best_legal[1]:
                 self._prompt(
                     "unsure-tile",
                     f"the tile at {where} reads as {best_legal[1].describe()}, but looks like "
@@ -329,7 +330,7 @@ class Tracker:
         cell = reading.cell
         learnt = self.learning.read(engine, cell, reading.window)
         if learnt is not None and learnt.sure:
-            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, by_gallery=True)
+            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, gallery_by=learnt.by)
             if events:
                 self.learning.keep(cell, reading.window, learnt.tile, guessed)
             return events
@@ -343,13 +344,19 @@ class Tracker:
         return []
 
     def _emit_tile(
-        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, by_gallery: bool = False
+        self,
+        engine: StarWarsGame,
+        cell: Cell,
+        tile: Tile,
+        confidence: float,
+        gallery_by: str | None = None,
     ) -> list[dict[str, Any]]:
         player = None if engine.phase is Phase.START else engine.next_player
-        # the model gives a probability; the gallery how well the tile matched a picture (-1 to 1)
+        # the model gives a probability; the gallery how well the tile matched a picture (-1 to
+        # 1), by its edges or by the model's likeness (``gallery_by``)
         how_sure = (
-            {"read_by": "gallery", "match_score": round(confidence, 4)}
-            if by_gallery
+            {"read_by": "gallery", "matched_by": gallery_by, "match_score": round(confidence, 4)}
+            if gallery_by is not None
             else {"confidence": round(confidence, 4)}
         )
         event = {
