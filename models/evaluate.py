@@ -184,9 +184,6 @@ def _game(
         "tiles_by_gallery": sum(
             1 for e in result.link.events if e.get("meta", {}).get("read_by") == "gallery"
         ),
-        "tiles_by_likeness": sum(
-            1 for e in result.link.events if e.get("meta", {}).get("matched_by") == "model"
-        ),
         "meeples": len(truth_meeples),
         "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
         "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
@@ -229,7 +226,6 @@ def evaluate_games(
         "tile_error": 1 - sum(g["tiles_right"] for g in games) / tiles,
         "tiles_read_wrong": sum(g["tiles_wrong"] for g in games),
         "tiles_by_gallery": sum(g["tiles_by_gallery"] for g in games),
-        "tiles_by_likeness": sum(g["tiles_by_likeness"] for g in games),
         "meeples": meeples,
         "meeple_error": 1 - sum(g["meeples_right"] for g in games) / max(1, meeples),
         "meeples_read_wrong": sum(g["meeples_wrong"] for g in games),

@@ -141,7 +141,6 @@ def camera_loop_builder(
     fps: float, gallery: Gallery, dice: DiceSource | None
 ) -> Callable[[TableLink], CameraLoop]:
     cells, meeples = load_models()
-    gallery.use_model(cells.embed)
 
     def build(link: TableLink) -> CameraLoop:
         tracker = Tracker(link, cells.labels, dice, gallery=gallery)

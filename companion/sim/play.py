@@ -90,7 +90,6 @@ def read_game(
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice, gallery=gallery)
-    tracker.learning.gallery.use_model(model.embed)  # as `companion run` reads
     watcher = Watcher(model, meeple_model=meeple_model)
     loop = CameraLoop(watcher, tracker)
     started = time.perf_counter()

@@ -295,8 +295,7 @@ class Tracker:
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
             learnt = self.learning.read(engine, cell, reading.window)
-            # only a near copy of a picture (the edges) outweighs the model on art it knows
-            if learnt is not None and learnt.sure and learnt.by == "edges" and learnt.tile != best_legal[1]:
+            if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
                 self._prompt(
                     "unsure-tile",
                     f"the tile at {where} reads as {best_legal[1].describe()}, but looks like "
@@ -330,7 +329,7 @@ class Tracker:
         cell = reading.cell
         learnt = self.learning.read(engine, cell, reading.window)
         if learnt is not None and learnt.sure:
-            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, gallery_by=learnt.by)
+            events = self._emit_tile(engine, cell, learnt.tile, learnt.score, by_gallery=True)
             if events:
                 self.learning.keep(cell, reading.window, learnt.tile, guessed)
             return events
@@ -344,19 +343,13 @@ class Tracker:
         return []
 
     def _emit_tile(
-        self,
-        engine: StarWarsGame,
-        cell: Cell,
-        tile: Tile,
-        confidence: float,
-        gallery_by: str | None = None,
+        self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, by_gallery: bool = False
     ) -> list[dict[str, Any]]:
         player = None if engine.phase is Phase.START else engine.next_player
-        # the model gives a probability; the gallery how well the tile matched a picture (-1 to
-        # 1), by its edges or by the model's likeness (``gallery_by``)
+        # the model gives a probability; the gallery how well the tile matched a picture (-1 to 1)
         how_sure = (
-            {"read_by": "gallery", "matched_by": gallery_by, "match_score": round(confidence, 4)}
-            if gallery_by is not None
+            {"read_by": "gallery", "match_score": round(confidence, 4)}
+            if by_gallery
             else {"confidence": round(confidence, 4)}
         )
         event = {

@@ -25,7 +25,6 @@ import numpy as np
 
 from companion.games.base import FormatError
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.likeness import LIKENESS_MARGIN, LIKENESS_SURE, Embed, Likeness
 from companion.vision.mat import CROP_PX, TILE_PX
 
 # The inside of a tile, as matched: its rim is left out, since a tile lies a little off its
@@ -58,14 +57,11 @@ class BadPicture(ValueError):
 @dataclass(frozen=True)
 class GalleryMatch:
     tile: Tile  # the best-matching tile, as it lies in the window
-    score: float  # "edges": normalised correlation of edges; "model": the likeness; -1 to 1
+    score: float  # normalised correlation of edges, -1 to 1
     runner_up: float  # the best score of any other way of lying
-    by: str = "edges"  # which reader: "edges", or "model" (companion/vision/likeness.py)
 
     @property
     def sure(self) -> bool:
-        if self.by == "model":
-            return self.score >= LIKENESS_SURE and self.score - self.runner_up >= LIKENESS_MARGIN
         return self.score >= MATCH_SURE and self.score - self.runner_up >= MATCH_MARGIN
 
 
@@ -149,8 +145,6 @@ class Gallery:
         self._templates: list[np.ndarray] = []  # flattened, each channel of unit length
         self._tiles: list[Tile] = []  # as each template lies
         self._names: list[str] = []  # each template's picture
-        self._pictures: dict[str, tuple[np.ndarray, Tile]] = {}  # by name, for the likeness
-        self._likeness: Likeness | None = None  # once ``use_model`` gives the cell model
         self.skipped: list[str] = []
         # the table's loop matches while the phone's enrolment page adds and forgets pictures
         self._lock = threading.RLock()
@@ -189,14 +183,6 @@ class Gallery:
         if not cv2.imwrite(str(self.folder / f"{stem}.png"), picture):
             raise OSError(f"cannot write {self.folder / stem}.png")
 
-    def use_model(self, embed: Embed) -> None:
-        """Read also by the cell model's likeness (companion/vision/likeness.py), where the
-        edges are not sure: every picture kept, and every one added from now on."""
-        with self._lock:
-            self._likeness = Likeness(embed)
-            for name, (picture, tile) in self._pictures.items():
-                self._likeness.add(name, picture, tile)
-
     def add_window(self, window: np.ndarray, tile: Tile, name: str | None = None) -> str:
         """Learn a camera window centred on a cell that holds ``tile``."""
         return self.add(tile_of_window(window).copy(), tile, name)
@@ -212,9 +198,6 @@ class Gallery:
             self._templates = [self._templates[k] for k in keep]
             self._tiles = [self._tiles[k] for k in keep]
             self._names = [self._names[k] for k in keep]
-        self._pictures.pop(name, None)
-        if self._likeness is not None:
-            self._likeness.remove(name)
         if self.folder is not None:
             for suffix in (*PICTURE_SUFFIXES, ".json"):
                 (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
@@ -237,26 +220,10 @@ class Gallery:
             self._templates.append(_unit_channels(_interior(turned)))
             self._tiles.append(tile.rotated(quarter_turns))
             self._names.append(name)
-        # kept small: the likeness reads a picture at the lattice's size
-        self._pictures[name] = (cv2.resize(picture, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA), tile)
-        if self._likeness is not None:
-            self._likeness.add(name, picture, tile)
 
     def match(self, window: np.ndarray, allowed: Callable[[Tile], bool] | None = None) -> GalleryMatch | None:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
-        among the ways of lying ``allowed`` keeps; None when there are none to match. The edges
-        read first; where they are not sure, the likeness, if the gallery has the model."""
-        by_edges = self._match_edges(window, allowed)
-        with self._lock:
-            likeness = self._likeness
-            if by_edges is None or by_edges.sure or likeness is None:
-                return by_edges
-            likened = likeness.match(window, allowed)
-        if likened is not None and likened.sure:
-            return GalleryMatch(likened.tile, likened.score, likened.runner_up, by="model")
-        return by_edges
-
-    def _match_edges(self, window: np.ndarray, allowed: Callable[[Tile], bool] | None) -> GalleryMatch | None:
+        among the ways of lying ``allowed`` keeps; None when there are none to match."""
         with self._lock:
             tiles, templates_kept = list(self._tiles), list(self._templates)
         verdicts: dict[Tile, bool] = {}  # the same tile lies in many templates

@@ -87,11 +87,6 @@ class CellModel:
             return np.zeros((0, classes)), np.zeros((0, spots, len(MEEPLE_CLASSES))), np.zeros((0, 0))
         return tuple(np.concatenate(parts) for parts in outputs)  # type: ignore[return-value]
 
-    def embed(self, windows: np.ndarray) -> np.ndarray:
-        """The embeddings (N, D) of windows (N, CROP_PX, CROP_PX, 3): what the gallery's
-        likeness compares (companion/vision/likeness.py)."""
-        return self.run(windows)[2]
-
     def read(self, view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> list[CellReading]:
         windows = crops(view, lattice, cells)
         tile_probs, meeple_probs, embeddings = self.run(windows)
