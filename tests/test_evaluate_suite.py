@@ -1,0 +1,33 @@
+"""The held-out suite's choices (models/evaluate.py): which art its games are drawn in, and the
+gallery it enrols in that art."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.games.starwars.catalog import load_catalog
+from companion.sim.art_box import is_box_style
+from companion.sim.art_wide import is_wide_style
+from models.evaluate import ARTS, enrolled_gallery, main
+
+
+def test_both_unseen_arts_at_once_are_refused_with_a_reason() -> None:
+    with pytest.raises(SystemExit, match="--box-art or --wide-art, not both"):
+        main(["--games", "1", "--box-art", "--wide-art"])
+
+
+def test_each_art_draws_from_its_own_family() -> None:
+    trained, _ = ARTS["trained"]
+    box, _ = ARTS["box"]
+    wide, wide_cameras = ARTS["wide"]
+    assert all(is_box_style(style) for style in (box[0], box[-1]))
+    assert all(is_wide_style(style) for style in (wide[0], wide[-1]))
+    assert not any(is_box_style(s) or is_wide_style(s) for s in (trained[0], trained[-1]))
+    assert set(wide_cameras).isdisjoint(ARTS["trained"][1])
+
+
+@pytest.mark.parametrize("art", ["box", "wide"])
+def test_the_enrolled_gallery_holds_one_picture_of_each_type(art: str) -> None:
+    styles, _ = ARTS[art]
+    gallery = enrolled_gallery(styles[0])
+    assert len(gallery) == len(load_catalog().tiles)
