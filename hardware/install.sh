@@ -216,6 +216,13 @@ start_service() {
     fi
 }
 
+make_state_dir() {
+    step "the state directory $STATE_DIR"
+    # systemd's StateDirectory= would make it only when the service first starts, after doctor,
+    # which runs in it; made here as the unit makes it (owner and mode), systemd keeps it.
+    run install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATE_DIR"
+}
+
 run_doctor() {
     step "companion doctor"
     # As the service's user, in its working directory, so it meets the same permissions.
@@ -253,6 +260,7 @@ main() {
     install_venv
     install_config
     install_service
+    make_state_dir
     run_doctor
     start_service
     print_where

@@ -87,10 +87,16 @@ def test_dry_run_installs_the_service(tmp_path: Path, release: str) -> None:
     reload = index_of(lines, r"^systemctl daemon-reload$")
     enable = index_of(lines, r"^systemctl enable --now table-companion\.service$")
     doctor = index_of(lines, r"companion doctor")
+    state_dir = index_of(lines, r"^install -d .*/var/lib/table-companion$")
     # Each step needs the one before it: packages, venv, program, unit, reload, doctor (while the
     # camera is free), start.
     assert index_of(lines, r"^apt-get install ") < venv < pip < unit < reload < doctor < enable
     assert "runuser -u table-companion" in lines[doctor]
+    # doctor runs in the state directory, which systemd would make only when the service starts
+    assert "--chdir=/var/lib/table-companion" in lines[doctor]
+    assert state_dir < doctor
+    owner = "-o table-companion -g table-companion"
+    assert lines[state_dir] == f"install -d -m 0750 {owner} /var/lib/table-companion"
 
     assert index_of(lines, r"(useradd|usermod) ") < pip
     assert "The scoreboard" in done.stdout
