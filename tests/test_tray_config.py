@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from companion.config import parse_config
 from companion.devices.config import TrayConfigError, TrayPins, trays_config
 from companion.errors import UserError
 
@@ -104,3 +105,13 @@ def test_the_reference_build_s_config_is_valid_and_matches_the_wiring_table() ->
         assert table["vibration (SW-420 DO)"][index] == tray.vibration
         assert [table[f"LED {leg}"][index] for leg in ("red", "green", "blue")] == list(tray.led)
         assert table["buzzer (transistor base)"][index] == tray.buzzer
+
+
+def test_the_recipe_s_section_is_accepted_by_companion_run() -> None:
+    """docs/trays.md's example, as a user copies it into the config of `companion run`."""
+    text = (HARDWARE.parent / "docs" / "trays.md").read_text(encoding="utf-8")
+    found = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert found is not None
+    snippet = "\n".join(line.removeprefix("   ") for line in found.group(1).splitlines())
+    config = parse_config(tomllib.loads(snippet), "docs/trays.md")
+    assert config.trays is not None and config.trays.trays[0].region == (40, 440, 320, 240)
