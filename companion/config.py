@@ -22,6 +22,7 @@ from companion.cameras.settings import CameraSettings, camera_settings
 from companion.devices.config import TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
+from companion.web.security import is_pin
 from companion.web.server import DEFAULT_THREADS, default_state_dir
 
 # Where the service's file lives (systemd/table-companion.service passes it with --config).
@@ -65,8 +66,8 @@ def _web(section: Any) -> WebSettings:
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ConfigError(f"[web] port: a port is 1 to 65535, not {port!r}")
     pin = section.get("pin", defaults.pin)
-    if pin is not None and (not isinstance(pin, str) or not pin.isdigit() or not 4 <= len(pin) <= 8):
-        raise ConfigError(f'[web] pin: 4 to 8 digits in quotes, such as "2468", not {pin!r}')
+    if pin is not None and (not isinstance(pin, str) or not is_pin(pin)):
+        raise ConfigError(f'[web] pin: 4 to 12 digits in quotes, such as "2468", not {pin!r}')
     mdns = section.get("mdns", defaults.mdns)
     if not isinstance(mdns, bool):
         raise ConfigError(f"[web] mdns: true or false, not {mdns!r}")

@@ -58,6 +58,21 @@ def test_the_example_configs_commented_sections_are_valid_once_uncommented(tmp_p
     assert config.web.pin == "2468"
 
 
+def test_the_example_config_names_every_key_the_config_takes() -> None:
+    """README and running.md say the example shows them all: each key, set or commented out."""
+    from companion.cameras.settings import KEYS as CAMERA_KEYS
+    from companion.config import TOP_KEYS, WEB_KEYS
+    from companion.devices.config import TRAY_KEYS, TRAYS_KEYS
+    from companion.live.mqtt_config import KEYS as MQTT_KEYS
+
+    text = EXAMPLE.read_text(encoding="utf-8")
+    keys = set(re.findall(r"^(?:# ?)?([a-z_]+) *=", text, re.M))
+    tables = re.findall(r"^(?:# ?)?\[+([a-z_.]+)\]+", text, re.M)
+    names = keys | {part for table in tables for part in table.split(".")}
+    wanted = {*TOP_KEYS, *WEB_KEYS, *CAMERA_KEYS, *TRAY_KEYS, *TRAYS_KEYS, *MQTT_KEYS}
+    assert wanted - names == set()
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [
@@ -65,6 +80,8 @@ def test_the_example_configs_commented_sections_are_valid_once_uncommented(tmp_p
         ('[web]\nport = "8000"', "[web] port"),
         ("[web]\npin = 12", "[web] pin"),
         ('[web]\npin = "12"', "[web] pin"),
+        ('[web]\npin = "1234567890123"', "[web] pin: 4 to 12 digits"),
+        ('[web]\npin = "١٢٣٤"', "[web] pin"),  # digits, but not 0-9
         ("[web]\nmdns = 1", "[web] mdns: true or false"),
         ("[web]\nthreads = 1", "[web] threads"),
         ('[web]\nhots = "x"', '[web] hots: no such key; did you mean "host"?'),
@@ -158,3 +175,7 @@ def test_the_systems_config_keeps_its_state_where_the_service_does(monkeypatch: 
     monkeypatch.delenv("COMPANION_STATE_DIR", raising=False)
     assert parse_config({}, str(SYSTEM_CONFIG)).state_dir == Path("/var/lib/table-companion")
     assert parse_config({}, "elsewhere.toml").state_dir != Path("/var/lib/table-companion")
+
+
+def test_a_pin_as_long_as_the_command_line_takes_is_taken_from_the_config_too(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, '[web]\npin = "123456789012"')).web.pin == "123456789012"

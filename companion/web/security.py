@@ -64,18 +64,19 @@ def secret_key(state_dir: Path) -> bytes:
 def table_pin(state_dir: Path, configured: str | None = None) -> str:
     """The PIN players type to change the game: the configured one, or 6 digits made once and kept."""
     if configured is not None:
-        if not _is_pin(configured):
+        if not is_pin(configured):
             raise ValueError("the table PIN is 4 to 12 digits")
         return configured
     made = _read_or_create(
         state_dir / PIN_FILE,
         lambda: f"{secrets.randbelow(1_000_000):06d}".encode(),
-        lambda d: _is_pin(d.decode("ascii", "replace")),
+        lambda d: is_pin(d.decode("ascii", "replace")),
     )
     return made.decode()
 
 
-def _is_pin(text: str) -> bool:
+def is_pin(text: str) -> bool:
+    """A table PIN: 4 to 12 digits 0-9 (``--pin``, ``[web] pin`` and the one made once)."""
     return text.isascii() and text.isdigit() and 4 <= len(text) <= 12
 
 

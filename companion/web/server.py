@@ -30,7 +30,8 @@ DEFAULT_THREADS = 48
 
 
 def default_state_dir() -> Path:
-    """systemd's StateDirectory, else $COMPANION_STATE_DIR, else ~/.local/state/table-companion."""
+    """$COMPANION_STATE_DIR, else systemd's StateDirectory, else $XDG_STATE_HOME/table-companion
+    (~/.local/state/table-companion without it)."""
     for variable in ("COMPANION_STATE_DIR", "STATE_DIRECTORY"):
         if os.environ.get(variable):
             return Path(os.environ[variable].split(":")[0])
