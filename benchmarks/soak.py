@@ -146,6 +146,18 @@ def slope_per_hour(points: list[tuple[float, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / denominator * 60
 
 
+def floors_by_game(samples: list[Sample]) -> list[tuple[float, float]]:
+    """Each whole game's lowest sample (minute, MiB). Memory climbs within a game as its board
+    grows and falls back when the next starts; the floors show what stays from game to game.
+    The first and last games seen are left out: either may be only partly sampled."""
+    lowest: dict[int, Sample] = {}
+    for s in samples:
+        if s.games not in lowest or s.rss_mib < lowest[s.games].rss_mib:
+            lowest[s.games] = s
+    games = sorted(lowest)[1:-1]
+    return [(lowest[g].minute, lowest[g].rss_mib) for g in games]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=120.0)
@@ -249,6 +261,9 @@ def summarise(
         "rss_mib_at_end": statistics.median(s.rss_mib for s in last),
         "rss_mib_per_hour_after_warm_up": round(slope_per_hour([(s.minute, s.rss_mib) for s in settled]), 2),
         "rss_mib_peak": max(s.rss_mib for s in samples),
+        # not judged, shown: the lowest memory of each whole game after the warm-up, and its trend
+        "rss_mib_floor_by_game": [round(mib, 1) for _, mib in floors_by_game(settled)],
+        "rss_mib_floor_per_hour": round(slope_per_hour(floors_by_game(settled)), 2),
         "threads_range": [min(s.threads for s in samples), max(s.threads for s in samples)],
         "threads_no_phones_after_warm_up": min(s.threads for s in idle_first),
         "threads_no_phones_at_end": quiet.threads,
