@@ -7,6 +7,7 @@ back a record that reads as the same game.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,21 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def _finite(text: str) -> float:
+    # 1e999 is valid JSON but no float holds it: read as infinity, it would be written back as
+    # Infinity, which is not JSON, and the record could not be read again
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large a number to keep")
+    return number
+
+
 def parse_json_text(text: str) -> Any:
     """One JSON value read strictly: no duplicate keys, no NaN, no lone surrogates; ValueError."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+        value = json.loads(
+            text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants, parse_float=_finite
+        )
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
@@ -151,6 +163,7 @@ def replay(record: Record, upto: int | None = None) -> Game:
 
 def dump_record(game: type[Game], setup: Setup, events: Sequence[Any]) -> str:
     """The record text of a game: the header, then one event a line."""
-    lines = [json.dumps(setup.to_json(), ensure_ascii=False)]
-    lines.extend(json.dumps(game.event_to_json(e), ensure_ascii=False) for e in events)
+    # allow_nan=False: a record is JSON, which has no NaN or Infinity (none can be read in)
+    lines = [json.dumps(setup.to_json(), ensure_ascii=False, allow_nan=False)]
+    lines.extend(json.dumps(game.event_to_json(e), ensure_ascii=False, allow_nan=False) for e in events)
     return "\n".join(lines) + "\n"

@@ -97,6 +97,12 @@ CASES: list[tuple[str, list[Edit], int, str]] = [
     ("not an object", [put(3, "[1, 2]")], 3, "must be a JSON object"),
     ("duplicate key", [put(3, '{"event": "end", "event": "end"}')], 3, 'the key "event" appears twice'),
     ("NaN", [put(12, '{"event": "roll", "player": "Ana", "dice": [NaN]}')], 12, "not a number JSON allows"),
+    (
+        "number too large in meta",
+        [put(12, '{"event": "roll", "player": "Ana", "dice": [3], "meta": {"confidence": 1e999}}')],
+        12,
+        "1e999 is too large a number to keep",
+    ),
     ("second header", [insert(3, HEADER)], 3, "a second header"),
     # --- the header
     ("header is an event", [put(1, {"event": "end"})], 1, "must be the header"),

@@ -297,6 +297,13 @@ def test_odd_headers_and_numbers_are_a_400_not_a_500(site: Site) -> None:
     )
     nan = site.post("/api/event", '{"event": "roll", "player": "Ana", "dice": [NaN]}')
     assert nan.status_code == 400 and nan.get_json()["message"] == "the body: NaN is not a number JSON allows"
+    # valid JSON, but no float holds it: it would be stored and exported as Infinity, not JSON
+    endless = site.post(
+        "/api/event",
+        '{"event": "adjust", "player": "Ana", "points": 1, "reason": "x", "meta": {"c": -1e400}}',
+    )
+    assert endless.status_code == 400
+    assert endless.get_json()["message"] == "the body: -1e400 is too large a number to keep"
 
 
 def test_one_device_cannot_take_every_live_scoreboard(site: Site) -> None:
