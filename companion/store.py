@@ -156,7 +156,10 @@ class GameStore:
     def evidence_file(self, relative: str) -> Path | None:
         """The file an event's evidence path names, if it is one of ours and exists."""
         root = (self.state_dir / EVIDENCE).resolve()
-        candidate = (self.state_dir / relative).resolve()
-        if root not in candidate.parents or candidate.suffix.lower() not in EVIDENCE_SUFFIXES:
+        try:
+            candidate = (self.state_dir / relative).resolve()
+            if root not in candidate.parents or candidate.suffix.lower() not in EVIDENCE_SUFFIXES:
+                return None
+            return candidate if candidate.is_file() else None
+        except (ValueError, OSError):  # a NUL byte, a name too long: no file of ours
             return None
-        return candidate if candidate.is_file() else None

@@ -102,6 +102,11 @@ def test_the_enrolment_api_learns_a_tile_and_forgets_it(
     assert described["tile"] == tile.to_json() and described["enrolled"].startswith("enrolled-")
     assert (gallery_folder(enrolling.state_dir) / f"{described['enrolled']}.png").is_file()
 
+    # a request that mixes forgetting with a tile is refused, and what was learnt stays
+    mixed = enrolling.post("/api/enrol", {"at": [x, y], "forget": True, "tile": {"features": "bad"}})
+    assert mixed.status_code == 400
+    assert (gallery_folder(enrolling.state_dir) / f"{described['enrolled']}.png").is_file()
+
     forgot = enrolling.post("/api/enrol", {"at": [x, y], "forget": True})
     assert forgot.status_code == 200 and forgot.get_json()["enrolled"] == 0
     assert not list(gallery_folder(enrolling.state_dir).glob("*.png"))
@@ -115,6 +120,9 @@ def test_the_enrolment_api_learns_a_tile_and_forgets_it(
         ({"at": [40, 40], "tile": {"features": []}}, 409, "the camera sees no tile at 40, 40"),
         ({"at": [0, 0]}, 400, "say what the tile is"),
         ({"at": [0, 0], "tile": {"features": [{"kind": "route", "edges": "Q"}]}}, 400, "edges"),
+        ({"at": [0, 0], "forget": True, "tile": {"features": "bad"}}, 400, '"forget" is true, alone'),
+        ({"at": [0, 0], "forget": False}, 400, '"forget" is true, alone'),
+        ({"at": [0, 0], "tile": {"features": []}, "zzz": 1}, 400, '"zzz"'),
     ],
 )
 def test_a_bad_enrolment_request_is_refused_with_its_reason(

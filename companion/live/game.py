@@ -86,6 +86,8 @@ class LiveGame:
         if "base" in request:
             self._check_base(get_int(request, "base", what, 0, 2**31))
         if op == "undo":
+            if "index" in request:
+                raise FormatError('"undo" takes no "index": it undoes the last event ("remove" takes one)')
             if not self.steps:
                 raise IllegalEvent("there is no event to undo")
             index = len(self.steps) - 1

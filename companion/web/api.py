@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import queue
+import unicodedata
 from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -23,6 +24,7 @@ from companion.web.security import CSRF_HEADER, PIN_HEADER, Refused, same
 
 api = Blueprint("api", __name__, url_prefix="/api")
 BASE_HEADER = "X-Base-Seq"
+BASE_DIGITS = 10  # a journal entry number; more digits are no entry of a game
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -94,8 +96,9 @@ def base_seq() -> int | None:
     value = request.headers.get(BASE_HEADER)
     if value is None:
         return None
-    if not (value.isascii() and value.isdigit()):
-        raise FormatError(f"{BASE_HEADER} must be a journal entry number, not {value!r}")
+    if not (value.isascii() and value.isdigit()) or len(value) > BASE_DIGITS:
+        shown = value if len(value) <= 40 else f"{value[:20]}... ({len(value)} characters)"
+        raise FormatError(f"{BASE_HEADER} must be a journal entry number, not {shown!r}")
     return int(value)
 
 
@@ -229,13 +232,17 @@ def events() -> Response:
 @api.post("/event")
 @guarded
 def add_event() -> Response:
-    changes = web().table.add(object_body(), base_seq())
+    event = object_body()
+    short_text(event, "reason", REASON_CHARACTERS)
+    changes = web().table.add(event, base_seq())
     return _changed(changes=[c.to_json() for c in changes])
 
 
 @api.post("/end")
 @guarded
 def end() -> Response:
+    if request.get_data().strip() and object_body():
+        raise FormatError("/api/end takes an empty object, {}: the game ends with final scoring")
     changes = web().table.add({"event": "end"}, base_seq())
     return _changed(changes=[c.to_json() for c in changes])
 
@@ -244,21 +251,66 @@ def end() -> Response:
 @guarded
 def undo() -> Response:
     request_body = object_body()
-    web().table.correct({**request_body, "op": "undo"})
+    if "op" in request_body:
+        raise FormatError('/api/undo takes {"reason", "base"}; other corrections go to /api/corrections')
+    short_text(request_body, "reason", REASON_CHARACTERS)
+    web().table.correct(with_base({**request_body, "op": "undo"}))
     return _changed()
 
 
 @api.post("/corrections")
 @guarded
 def correct() -> Response:
-    web().table.correct(object_body())
+    correction = object_body()
+    short_text(correction, "reason", REASON_CHARACTERS)
+    web().table.correct(with_base(correction))
     return _changed()
+
+
+# What a phone may type. A record read from a file keeps whatever records.md allows; these are
+# for people at the table, and each change travels in every live update.
+NAME_CHARACTERS = 40
+REASON_CHARACTERS = 500
+
+
+def short_text(body: dict[str, Any], key: str, most: int) -> None:
+    value = body.get(key)
+    if isinstance(value, str) and len(value) > most:
+        raise FormatError(f'"{key}" is {len(value)} characters: say it in {most} or fewer')
+
+
+def player_name(name: Any) -> None:
+    """A name as a phone may give it: visible, short, no spaces round it (else "Ana" and
+    "Ana " would be two players)."""
+    if not isinstance(name, str):
+        return  # the header's own check names the mistake
+    if len(name) > NAME_CHARACTERS:
+        raise FormatError(f"a player's name is at most {NAME_CHARACTERS} characters, not {len(name)}")
+    if name != name.strip():
+        raise FormatError(f"the name {name!r} has spaces before or after it")
+    if name and not any(unicodedata.category(c)[0] in "LNPS" for c in name):
+        raise FormatError(f"the name {name!r} has nothing to see: use letters or digits")
+
+
+def with_base(correction: dict[str, Any]) -> dict[str, Any]:
+    """A correction with the ``X-Base-Seq`` header as its ``base``; the two must agree if both
+    are sent."""
+    header = base_seq()
+    if header is None:
+        return correction
+    if "base" in correction and correction["base"] != header:
+        raise FormatError(f'"base" {correction["base"]!r} and {BASE_HEADER} {header} name different entries')
+    return {**correction, "base": header}
 
 
 @api.post("/games")
 @guarded
 def start_game() -> Response:
     header = object_body()
+    players = header.get("players")
+    for player in players if isinstance(players, list) else []:
+        if isinstance(player, dict):
+            player_name(player.get("name"))
     header.setdefault("record", RECORD_VERSION)
     table = web().table
     under_way = table.live is not None and not table.live.engine.finished

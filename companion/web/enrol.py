@@ -13,6 +13,7 @@ from flask import Blueprint, Response, jsonify
 
 from companion.errors import UserError
 from companion.games.base import Cell, FormatError
+from companion.games.fields import check_object
 from companion.games.starwars.tiles import parse_tile
 from companion.web.api import guarded, object_body, problem, web
 from companion.web.pages import page
@@ -76,9 +77,12 @@ def describe() -> Response:
     if enrolment is None:
         return problem(404, NO_CAMERA)
     request = object_body()
+    check_object(request, "an enrolment", required=("at",), optional=("tile", "forget"))
     cell = _cell(request.get("at"))
+    if "forget" in request and (request["forget"] is not True or "tile" in request):
+        raise FormatError('"forget" is true, alone with "at": the tile said of that place is taken back')
     try:
-        if request.get("forget") is True:
+        if "forget" in request:
             enrolment.forget(cell)
             return jsonify({"at": list(cell), "enrolled": None, **enrolment.state()})
         if "tile" not in request:
