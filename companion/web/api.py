@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import queue
-import unicodedata
 from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -20,6 +19,7 @@ from companion.games.base import RECORD_VERSION, FormatError, IllegalEvent, Reco
 from companion.live.game import StaleView
 from companion.record import parse_json_text
 from companion.web.context import WebContext
+from companion.web.limits import REASON_CHARACTERS, player_names, short_text
 from companion.web.security import CSRF_HEADER, PIN_HEADER, Refused, same
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -267,31 +267,6 @@ def correct() -> Response:
     return _changed()
 
 
-# What a phone may type. A record read from a file keeps whatever records.md allows; these are
-# for people at the table, and each change travels in every live update.
-NAME_CHARACTERS = 40
-REASON_CHARACTERS = 500
-
-
-def short_text(body: dict[str, Any], key: str, most: int) -> None:
-    value = body.get(key)
-    if isinstance(value, str) and len(value) > most:
-        raise FormatError(f'"{key}" is {len(value)} characters: say it in {most} or fewer')
-
-
-def player_name(name: Any) -> None:
-    """A name as a phone may give it: visible, short, no spaces round it (else "Ana" and
-    "Ana " would be two players)."""
-    if not isinstance(name, str):
-        return  # the header's own check names the mistake
-    if len(name) > NAME_CHARACTERS:
-        raise FormatError(f"a player's name is at most {NAME_CHARACTERS} characters, not {len(name)}")
-    if name != name.strip():
-        raise FormatError(f"the name {name!r} has spaces before or after it")
-    if name and not any(unicodedata.category(c)[0] in "LNPS" for c in name):
-        raise FormatError(f"the name {name!r} has nothing to see: use letters or digits")
-
-
 def with_base(correction: dict[str, Any]) -> dict[str, Any]:
     """A correction with the ``X-Base-Seq`` header as its ``base``; the two must agree if both
     are sent."""
@@ -307,10 +282,7 @@ def with_base(correction: dict[str, Any]) -> dict[str, Any]:
 @guarded
 def start_game() -> Response:
     header = object_body()
-    players = header.get("players")
-    for player in players if isinstance(players, list) else []:
-        if isinstance(player, dict):
-            player_name(player.get("name"))
+    player_names(header)
     header.setdefault("record", RECORD_VERSION)
     table = web().table
     under_way = table.live is not None and not table.live.engine.finished
