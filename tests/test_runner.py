@@ -16,6 +16,7 @@ from companion.cameras.base import CameraError, Frame
 from companion.cameras.feed import CameraFeed
 from companion.cameras.simulated import FramesCamera, disconnected
 from companion.config import parse_config
+from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.service.run import build_trays, camera_loop_builder, tray_pictures
 from companion.service.runner import MAX_FAILURES, NoCamera, TableRunner
@@ -293,3 +294,27 @@ def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
         assert run.run_table(config) == 1
     except KeyboardInterrupt:
         pytest.fail("the loop's SIGINT escaped the server")
+
+
+class RefusingTable:
+    """A table whose rules refuse every end: the game on it has parted from the one played."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    def start(self, header: Any) -> None:
+        self.started += 1
+
+    def add(self, event: Any) -> None:
+        raise IllegalEvent("a battle is waiting for dice")
+
+
+def test_a_game_the_rules_will_not_end_is_left_unfinished_and_play_goes_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    table = RefusingTable()
+    games = SimulatedGames(table, fps=0, first_seed=3, games=2, tiles=2)  # type: ignore[arg-type]
+    frames = sum(1 for _ in games.frames())  # the feed does not end at the first refusal
+    assert frames > 0 and table.started == 2
+    assert games.played == 2 and games.left_unfinished == 2
+    assert "game left unfinished (a battle is waiting for dice)" in capsys.readouterr().err

@@ -8,6 +8,7 @@ tile is down; a few frames of the finished table later, the next game starts.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from companion.cameras.base import Pace
+from companion.games.base import IllegalEvent
 from companion.games.starwars.engine import StarWarsGame
 from companion.live.table import Table
 from companion.sim.play import simulated_game
@@ -45,11 +47,23 @@ class SimulatedGames:
         # paced as a live camera delivers frames (0: as fast as they are asked for)
         self._pace = Pace(fps or 1.0, fps > 0, clock, sleep)
         self.dice = SimDice()  # the current game's rolls, as the trays would report them
-        self.played = 0  # games finished
+        self.played = 0  # games played to their last tile
+        self.left_unfinished = 0  # of those, games the rules would not end (see ``end_game``)
 
     def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
         """The tracker's DiceSource: the rolls of the game on the mat."""
         return self.dice.poll(engine)
+
+    def end_game(self) -> None:
+        """The last tile is down: a player ends the game on the phone. No one at this table answers
+        the camera's prompts, so the game on the scoreboard can have parted from the one played (a
+        battle still waiting for dice, say); the rules then refuse the end, and the game is left
+        unfinished, as players would leave it, for the next one to start."""
+        try:
+            self.table.add({"event": "end"})
+        except IllegalEvent as error:
+            self.left_unfinished += 1
+            print(f"simulated table: game left unfinished ({error.reason})", file=sys.stderr)
 
     def frames(self) -> Iterator[np.ndarray]:
         seed = self.first_seed
@@ -66,7 +80,7 @@ class SimulatedGames:
                 self.dice.queue.extend(shot.dice)
                 last = shot.frame
                 yield last
-            self.table.add({"event": "end"})  # the last tile is down: what a player does on the phone
+            self.end_game()
             self.played += 1
             for still in range(PAUSE_FRAMES if last is not None else 0):
                 self._pace.wait(1.0)
