@@ -188,7 +188,8 @@ def test_the_turn_shown_is_the_one_under_way_or_about_to_start(site: Site) -> No
     ):
         site.post("/api/event", event)
     state = site.client.get("/api/state").get_json()  # her turn is over: Ben's turn 8 comes
-    assert (state["turn"], state["turn_number"], state["turn_of"]) == (7, 8, "Ben")
+    assert (state["turns_begun"], state["turn_number"], state["turn_of"]) == (7, 8, "Ben")
+    assert "turn" not in state and "current_player" not in state  # not to be taken for turn_of
     assert "Turn 8 · Ben's turn" in site.client.get("/").get_data(as_text=True)
 
 

@@ -538,10 +538,12 @@ class StarWarsGame(Game):
             "variant": self.setup.variant,
             "phase": self._phase.value,
             "finished": self.finished,
-            "turn": self._turn,
+            # turns begun (tiles placed after the start tile) and who placed the latest tile:
+            # named so that they are not taken for whose turn it is (``turn_of``)
+            "turns_begun": self._turn,
             "tiles_placed": len(self.board.tiles),
             "tiles_left": max(0, TILES_IN_BOX - len(self.board.tiles)),
-            "current_player": self.current_player,
+            "latest_tile_by": self.current_player,
             "next_player": None if self.finished else self.next_player,
             "turn_of": self.turn_of,
             # the turn under way, or the one about to start: what players call "turn 8"
