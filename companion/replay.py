@@ -20,7 +20,7 @@ def replay_json(game: Game) -> dict[str, Any]:
 def scoreboard_text(game: Game) -> str:
     status = game.status()
     scores = game.scores()
-    state = "finished" if game.finished else f"in progress, turn {status.get('turn', '?')}"
+    state = "finished" if game.finished else f"in progress, turn {status.get('turns_begun', '?')}"
     lines = [f"{status.get('title', game.setup.game)} ({game.setup.variant}): {state}", ""]
     width = max(len(p.name) for p in game.setup.players)
     ranked = sorted(game.setup.players, key=lambda p: -scores[p.name])
