@@ -24,6 +24,7 @@ from companion.vision.matfile import (
     write_mat_pdf,
     write_mat_png,
 )
+from companion.vision.rectify import Rectifier
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -343,3 +344,16 @@ def test_docs_give_the_geometry_of_the_code() -> None:
     ):
         assert words in text, words
     assert "[mat.md](mat.md)" in (DOCS / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("width", [640, 1280, 1920, 4000])
+def test_the_mat_file_itself_is_located_at_any_size(png_150: Path, width: int) -> None:
+    # the file's razor-sharp markers, with no table round them, defeat ArUco's thresholds at
+    # most sizes; the rectifier looks again at a softened copy
+    image = cv2.imread(str(png_150))
+    assert image is not None
+    scale = width / image.shape[1]
+    picture = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    view = Rectifier().locate(picture)
+    assert view.homography is not None, view.message
+    assert view.markers == tuple(range(8))

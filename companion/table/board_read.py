@@ -35,6 +35,12 @@ def load_image(path: str) -> np.ndarray:
 def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:
     """The board in ``image`` as JSON-ready data; UserError when it cannot be read at all."""
     check = check_frame(image)
+    if check.problem == "torn":
+        # the camera's words would point at a cable: this is a picture someone chose
+        raise UserError(
+            "the picture looks torn (its lower part does not fit the upper part, as when a camera's "
+            "buffer is half written): take the picture again"
+        )
     if not check.ok:
         raise UserError(check.message)
     rectifier = Rectifier()

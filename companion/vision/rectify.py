@@ -40,13 +40,23 @@ class Rectifier:
     def known(self) -> bool:
         return self._last is not None
 
+    def _detect(self, grey: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        corners, ids, _ = self._detector.detectMarkers(grey)
+        return [] if ids is None else list(zip(corners, ids.ravel().tolist(), strict=True))
+
     def locate(self, frame: np.ndarray) -> View:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        corners, ids, _ = self._detector.detectMarkers(grey)
+        detected = self._detect(grey)
+        if len({marker_id for _, marker_id in detected}) < MIN_MARKERS:
+            # ArUco's thresholds miss markers whose edges are sharper than a camera draws them
+            # (the mat's own file, a still from a sharp phone): looked at again a little
+            # softened, in proportion to the picture's size, they are found
+            sigma = max(1.0, max(grey.shape[:2]) / 1000)
+            detected += self._detect(cv2.GaussianBlur(grey, (0, 0), sigma))
         found: list[int] = []
         image_points, mat_points = [], []
-        if ids is not None:
-            for marker_corners, marker_id in zip(corners, ids.ravel(), strict=True):
+        if detected:
+            for marker_corners, marker_id in detected:
                 marker = self.mat.marker(int(marker_id))
                 if marker is None or int(marker_id) in found:
                     continue  # a stray marker from another set, or a duplicate
