@@ -36,7 +36,12 @@ def main() -> int:
     args = parser.parse_args()
     reader = DiceReader()
     pictures: list[tuple[str, np.ndarray]] = []
-    for photo in photos("held-out"):
+    try:
+        held_out = photos("held-out")
+    except FileNotFoundError as error:
+        print(f"bench_dice: {error}", file=sys.stderr)
+        return 2
+    for photo in held_out:
         picture = cv2.imread(str(photo.path))
         pictures.append(("real", picture))
     first = SYNTHETIC_SEEDS["held-out"].start

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -26,7 +27,8 @@ from companion.sim.dice_tray import RenderedTray, render_tray
 from companion.vision.dice_model import Candidate
 
 ROOT = Path(__file__).resolve().parents[1]
-PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
+# the shared photographs beside the checkout, or wherever COMPANION_DICE_PHOTOS points
+PHOTOS = Path(os.environ.get("COMPANION_DICE_PHOTOS", ROOT.parent / "shared" / "data" / "dice-photos"))
 HELD_OUT_PERCENT = 22
 
 # Seeds of rendered trays: training, tuning (thresholds), held-out figures.
@@ -61,6 +63,12 @@ def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
     without a label file shows no die."""
     if split not in ("train", "held-out", "all"):
         raise ValueError(f"no split {split!r}")
+    if not folder.is_dir():
+        # an empty list would read as a split of no photographs: figures of nothing
+        raise FileNotFoundError(
+            f"no dice photographs at {folder}: put the shared dice-photos folder there, "
+            "or point COMPANION_DICE_PHOTOS at it"
+        )
     result = []
     for path in sorted(folder.glob("*.jpg")):
         if split != "all" and held_out(path.name) != (split == "held-out"):

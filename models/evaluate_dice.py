@@ -320,7 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
     mistakes: list[str] = []
     if args.split != "tune":
-        tally = real(reader, args.split)
+        try:
+            tally = real(reader, args.split)
+        except FileNotFoundError as error:
+            print(f"evaluate_dice: {error}", file=sys.stderr)
+            return 2
         lines += tally.lines(f"real photographs, {args.split} split")
         mistakes += tally.mistakes
     if args.trays:

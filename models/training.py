@@ -11,7 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as missing:  # torch is for training only, never in the runtime
+    raise SystemExit(
+        "training needs torch and onnx: .venv/bin/pip install -e '.[train]' (models/README.md)"
+    ) from missing
 from torch import nn
 
 

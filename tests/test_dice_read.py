@@ -277,3 +277,9 @@ def test_the_reader_is_taught_top_faces_not_side_faces() -> None:
     assert spot_label(dice, 100.0, 130.0) == (NONE, 0)  # on its side face: not a die to read
     assert spot_label(dice, 310.0, 115.0) == (UNREADABLE, 1)  # anywhere on a cocked die
     assert spot_label(dice, 500.0, 400.0) == (NONE, None)  # the tray
+
+
+def test_a_missing_photo_folder_is_said_not_read_as_no_photographs(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="COMPANION_DICE_PHOTOS") as caught:
+        photos("held-out", tmp_path / "nowhere")
+    assert str(tmp_path / "nowhere") in str(caught.value)
