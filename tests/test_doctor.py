@@ -47,7 +47,7 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
     assert found["config"].level == OK and found["models"].level == OK
     assert "cells.onnx, meeples.onnx, dice.onnx load" in found["models"].message
     assert found["camera"].level == OK and found["pins"].level == OK and found["mqtt"].level == OK
-    assert found["state dir"].message.endswith("0 games kept, 0 under way")
+    assert found["state dir"].message.endswith("does not exist yet: the first run makes it")
     assert main(["doctor", "--config", str(config_file(tmp_path)), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert {item["check"] for item in printed} >= {"machine", "camera", "disk", "clock", "state dir"}
@@ -124,6 +124,22 @@ def test_the_clock_the_disk_and_the_state_dir(tmp_path: Path, monkeypatch: pytes
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     assert doctor.check_state_dir(blocked / "state").level == FAIL
+
+
+def test_the_state_dir_is_looked_at_not_made(tmp_path: Path) -> None:
+    from companion.store import DATABASE, GameStore
+
+    first_run = tmp_path / "new" / "state"
+    finding = doctor.check_state_dir(first_run)
+    assert finding.level == OK and "does not exist yet" in finding.message
+    assert not (tmp_path / "new").exists()  # the doctor made nothing
+    first_run.mkdir(parents=True)
+    assert "no games kept yet" in doctor.check_state_dir(first_run).message
+    assert list(first_run.iterdir()) == []
+    GameStore(first_run).close()
+    kept = doctor.check_state_dir(first_run)
+    assert kept.level == OK and "0 games kept" in kept.message
+    assert (first_run / DATABASE).exists()
 
 
 def test_an_unreachable_broker_fails(tmp_path: Path) -> None:

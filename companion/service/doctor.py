@@ -101,7 +101,10 @@ def check_camera(
     except Exception as error:  # CameraError, or a backend's own (OSError, cv2.error ...)
         fix = "is the cable seated, the camera enabled, and the service stopped while checking?"
         if settings.source == "picamera2" and model is None:
-            fix = 'this is not a Pi: use a USB camera with [camera] source = "opencv"'
+            fix = (
+                'this is not a Pi: use a USB camera with [camera] source = "opencv", or try the '
+                'companion with source = "simulator" (or companion demo)'
+            )
         if "busy" in str(error).lower() or "in use" in str(error).lower():
             fix = (
                 "the running service holds the camera: sudo systemctl stop table-companion, then check again"
@@ -194,10 +197,19 @@ def clock_synchronised(run: Callable[..., subprocess.CompletedProcess[str]] = su
 
 
 def check_state_dir(state_dir: Path) -> Finding:
-    from companion.store import GameStore
+    """Whether the service can keep its games in ``state_dir``. Looks and changes nothing that
+    stays: the doctor is often run by hand, as another user, before the first run."""
+    from companion.store import DATABASE, GameStore
 
+    fix = "run as the service's user (sudo -u table-companion companion doctor) or fix the folder's owner"
+    if not state_dir.exists():
+        parent = next((p for p in state_dir.parents if p.exists()), Path("/"))
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            return Finding(
+                "state dir", FAIL, f"cannot create {state_dir}: {parent} cannot be written in", fix
+            )
+        return Finding("state dir", OK, f"{state_dir} does not exist yet: the first run makes it")
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
         probe = state_dir / ".doctor-probe"
         probe.write_text("ok", encoding="utf-8")
         probe.unlink()
@@ -206,8 +218,10 @@ def check_state_dir(state_dir: Path) -> Finding:
             "state dir",
             FAIL,
             f"cannot write in {state_dir}: {error.strerror or error}",
-            "run as the service's user (sudo -u table-companion companion doctor) or fix the folder's owner",
+            fix,
         )
+    if not (state_dir / DATABASE).exists():
+        return Finding("state dir", OK, f"{state_dir}: no games kept yet")
     try:
         store = GameStore(state_dir)
     except UserError as error:
