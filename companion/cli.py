@@ -66,6 +66,15 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+def _fps(text: str) -> float:
+    from companion.cameras.settings import MAX_FPS
+
+    fps = float(text)
+    if not 0 < fps <= MAX_FPS:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"frames a second are above 0 and at most {MAX_FPS:g}, not {text}")
+    return fps
+
+
 def _demo(args: argparse.Namespace) -> int:
     from companion.web.demo import run_camera_demo, run_demo, run_enrol_demo
 
@@ -227,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the scoreboard while the simulated table is played and read by the camera pipeline",
     )
     demo.add_argument(
-        "--fps", type=float, default=5.0, help="camera frames per second (default: 5, table pace)"
+        "--fps", type=_fps, default=5.0, help="camera frames per second (default: 5, table pace)"
     )
     demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
     demo.add_argument("--record", help="replay this record instead of reading the simulated table")

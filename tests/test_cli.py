@@ -210,3 +210,11 @@ def test_the_camera_demo_scores_what_the_camera_reads(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.mark.parametrize("fps", ["0", "-1", "nan", "121"])
+def test_demo_refuses_a_bad_fps_by_its_flag(fps: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["demo", "--fps", fps])
+    assert stopped.value.code == 2
+    assert "--fps" in capsys.readouterr().err

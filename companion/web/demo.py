@@ -109,11 +109,10 @@ def run_camera_demo(
     from companion.config import Config, WebSettings
     from companion.service.run import run_table
 
+    camera = camera_settings({"source": "simulator", "fps": fps})  # refused before anything is made
     folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
     config = Config(
-        state_dir=folder,
-        web=WebSettings(host=host, port=port, pin=pin, mdns=mdns),
-        camera=camera_settings({"source": "simulator", "fps": fps}),
+        state_dir=folder, web=WebSettings(host=host, port=port, pin=pin, mdns=mdns), camera=camera
     )
     try:
         return run_table(
