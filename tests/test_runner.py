@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import record_lines
 
 from companion.cameras.base import CameraError, Frame
 from companion.cameras.feed import CameraFeed
@@ -130,6 +131,20 @@ def test_between_games_the_camera_feeds_the_enrolment_page(tmp_path: Path) -> No
     runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
     until_ended(runner)
     assert len(enrolment.state()["tiles"]) == len(box.truth)
+    assert enrolment.state()["game_under_way"] is False
+
+
+def test_while_a_game_is_read_the_enrolment_page_is_told_why_it_waits(tmp_path: Path) -> None:
+    table = Table(GameStore(tmp_path))
+    table.start(record_lines("route-battle.jsonl")[0])
+    enrolment = Enrolment(Gallery())
+    box = EnrolTable(1_000_000)
+    feed = CameraFeed(FramesCamera(box.frame() for _ in range(40)), sleep=lambda _: None, max_age=60.0)
+    build = camera_loop_builder(5.0, Gallery(), None)
+    runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
+    until_ended(runner)
+    state = enrolment.state()
+    assert state["game_under_way"] is True and state["tiles"] == []  # the game had the camera
 
 
 class Broken:

@@ -129,6 +129,8 @@ class TableRunner:
         frame = self.feed.next()
         with self.table.lock:  # the tracker reads the engine, which a phone's change rewrites
             in_play = self._in_play()
+            if self.enrolment is not None:
+                self.enrolment.enrolment.game_started_or_ended(in_play)
             if frame is not None:
                 self.latest = frame
                 self.frames += 1

@@ -51,6 +51,7 @@ class Enrolment:
     laid: dict[Cell, LaidTile] = field(default_factory=dict)
     message: str = "Lay one tile of each kind on the mat, side by side in rows, face up."
     views: int = 0  # settled views seen, so that a page can tell the camera is there
+    game_under_way: bool = False  # the camera reads the game then, and enrols nothing
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def look(self, view: np.ndarray) -> None:
@@ -82,6 +83,11 @@ class Enrolment:
                 else f"All {len(laid)} tile(s) on the mat are enrolled: lay the next ones, or you are done."
             )
 
+    def game_started_or_ended(self, under_way: bool) -> None:
+        """Whether a game has the camera now: tiles are enrolled only between games."""
+        with self._lock:
+            self.game_under_way = under_way
+
     def say(self, message: str) -> None:
         """What the camera cannot see, for the page (a frame problem, the mat not found)."""
         with self._lock:
@@ -99,6 +105,7 @@ class Enrolment:
             tiles = sorted(self.laid.values(), key=lambda t: (t.cell[1], t.cell[0]))
             return {
                 "camera": self.views > 0,
+                "game_under_way": self.game_under_way,
                 "message": self.message,
                 "enrolled": len(self.gallery),
                 "tiles": [

@@ -14,9 +14,11 @@
   function show(state) {
     tiles = state.tiles;
     const left = tiles.filter((t) => !t.enrolled);
-    document.getElementById("progress").textContent = state.camera
-      ? `${state.message} ${state.enrolled} picture(s) in the gallery.`
-      : "Waiting for the camera's first still picture of the mat…";
+    document.getElementById("progress").textContent = state.game_under_way
+      ? "A game is under way: the camera is reading it. Tiles are taught between games: end the game, then lay them on the mat."
+      : state.camera
+        ? `${state.message} ${state.enrolled} picture(s) in the gallery.`
+        : "Waiting for the camera's first still picture of the mat…";
     const list = document.getElementById("laid");
     list.replaceChildren(...tiles.map((t) => {
       const item = el("li", undefined, t.enrolled ? "done" : "");
