@@ -84,7 +84,13 @@ def _demo(args: argparse.Namespace) -> int:
         )
     if args.record:
         return run_demo(
-            args.record, args.pace, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
+            args.record,
+            3.0 if args.pace is None else args.pace,
+            args.host,
+            args.port,
+            args.state_dir,
+            args.pin,
+            not args.no_mdns,
         )
     return run_camera_demo(
         args.fps, args.seed, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
@@ -200,7 +206,11 @@ def _enroll(args: argparse.Namespace) -> int:
 
 
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
-    command.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for phones")
+    command.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for phones)",
+    )
     command.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
     command.add_argument("--state-dir", help=state_help)
     command.add_argument(
@@ -229,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--variant", choices=("standard", "teams"), default="standard")
     sim.add_argument("--catalog-ids", action="store_true", help="write tiles as catalog ids, not inline")
     sim.add_argument("--out", required=True, help="where to write the record ('-' for stdout)")
-    sim.set_defaults(run=_simulate)
+    sim.set_defaults(run=_simulate, command_parser=sim)
 
     demo = commands.add_parser(
         "demo",
@@ -240,7 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
     demo.add_argument("--record", help="replay this record instead of reading the simulated table")
-    demo.add_argument("--pace", type=_seconds, default=3.0, help="with --record: seconds between events")
+    demo.add_argument(
+        "--pace", type=_seconds, default=None, help="with --record: seconds between events (default: 3)"
+    )
     demo.add_argument(
         "--enrol",
         action="store_true",
@@ -250,10 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--box-style",
         type=int,
         default=1_000_000,
-        help="with --enrol: which simulated box (default: 1000000)",
+        help="with --enrol: the simulated box's art, a style of the unseen box art (default: 1000000)",
     )
     _add_server_options(demo, "where the demo keeps its game (default: a temporary folder)")
-    demo.set_defaults(run=_demo)
+    demo.set_defaults(run=_demo, command_parser=demo)
 
     server = commands.add_parser(
         "serve", help="serve the scoreboard over the game store; events come through the API"
@@ -313,11 +325,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "simulate":
         if args.game != "starwars":
-            parser.error(f"only --game starwars can be simulated so far, not {args.game}")
+            args.command_parser.error(f"only --game starwars can be simulated so far, not {args.game}")
         if not 2 <= args.players <= 5:
-            parser.error(f"Star Wars takes 2 to 5 players, not {args.players}")
+            args.command_parser.error(f"Star Wars takes 2 to 5 players, not {args.players}")
         if args.variant == "teams" and args.players != 4:
-            parser.error("the team variant is for exactly 4 players")
+            args.command_parser.error("the team variant is for exactly 4 players")
+    if args.command == "demo" and args.pace is not None and not args.record:
+        args.command_parser.error("--pace is the pause between a record's events: give --record too")
     try:
         code: int = args.run(args)
         return code

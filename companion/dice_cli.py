@@ -85,6 +85,7 @@ def _line(result: dict[str, Any]) -> str:
         for d in result["dice"]
     )
     if result["status"] == "ok":
-        return f"{result['image']}: {len(result['dice'])} dice: {values}"
+        count = len(result["dice"])
+        return f"{result['image']}: {count} {'die' if count == 1 else 'dice'}: {values}"
     seen = f" [{values}]" if values else ""
     return f"{result['image']}: {result['status']}: {result['message']}{seen}"

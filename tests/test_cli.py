@@ -218,3 +218,22 @@ def test_demo_refuses_a_bad_fps_by_its_flag(fps: str, capsys: pytest.CaptureFixt
         main(["demo", "--fps", fps])
     assert stopped.value.code == 2
     assert "--fps" in capsys.readouterr().err
+
+
+def test_a_demo_pace_without_a_record_is_refused_in_the_demos_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["demo", "--pace", "1"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: companion demo") and "--record" in err
+
+
+def test_simulate_mistakes_show_the_simulate_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--players", "7", "--out", str(tmp_path / "x.jsonl")])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: companion simulate") and "2 to 5 players, not 7" in err

@@ -132,7 +132,8 @@ def test_run_check_prints_what_the_config_sets(tmp_path: Path, capsys: pytest.Ca
     path = write(tmp_path, f'state_dir = "{tmp_path}"\n[web]\nport = 8123\n[camera]\nsource = "simulator"\n')
     assert main(["run", "--config", str(path), "--check"]) == 0
     out = capsys.readouterr().out
-    assert "scoreboard: http://0.0.0.0:8123/" in out and "camera: simulator" in out
+    # listening on every interface: the addresses a phone or this machine can open, not 0.0.0.0
+    assert "http://127.0.0.1:8123/" in out and "0.0.0.0" not in out and "camera: simulator" in out
     assert "the config is valid" in out
 
 

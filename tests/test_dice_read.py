@@ -221,7 +221,8 @@ def test_dice_read_prints_a_line_per_picture(
     path = str(held_out_photos[0].path)
     assert main(["dice", "read", path, "--expected", "6"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith(f"{path}: {len(held_out_photos[0].dice)} dice: ")
+    count = len(held_out_photos[0].dice)
+    assert len(out) == 1 and out[0].startswith(f"{path}: {count} {'die' if count == 1 else 'dice'}: ")
     assert main(["dice", "read", "/no/such/picture.png"]) == 1
     assert "/no/such/picture.png: no such file" in capsys.readouterr().err
 

@@ -7,6 +7,8 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
+from companion.web.net import page_urls
+
 if TYPE_CHECKING:
     from companion.config import Config
 
@@ -19,7 +21,8 @@ def _describe(config: Config) -> str:
     lines = [
         f"config: {config.source}",
         f"  state dir: {config.state_dir}",
-        f"  scoreboard: http://{config.web.host}:{config.web.port}/"
+        "  scoreboard: "
+        + ", ".join(page_urls(config.web.host, config.web.port))
         + ("" if config.web.mdns else " (no mDNS)"),
         f"  camera: {camera.source}",
         f"  dice camera: {config.dice_camera.source if config.dice_camera else 'the overhead camera'}",

@@ -104,9 +104,7 @@ class DiceModel:
     def __init__(self, path: Path = DEFAULT_MODEL, threads: int = 1) -> None:
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
-            raise DiceModelMissing(
-                f"the dice model is missing: {path} and {labels_path.name} must both exist"
-            )
+            raise DiceModelMissing(f"the dice model is missing: {path} and {labels_path} must both exist")
         labels = json.loads(labels_path.read_text(encoding="utf-8"))
         if tuple(labels.get("read_classes", ())) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")

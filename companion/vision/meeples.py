@@ -31,7 +31,7 @@ class MeepleModel:
     def __init__(self, path: Path = DEFAULT_MEEPLE_MODEL, threads: int = 1) -> None:
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
-            raise ModelMissing(f"the meeple model is missing: {path} and {labels_path.name} must both exist")
+            raise ModelMissing(f"the meeple model is missing: {path} and {labels_path} must both exist")
         labels = json.loads(labels_path.read_text(encoding="utf-8"))
         if list(labels.get("meeples", [])) != list(MEEPLE_CLASSES):
             raise ValueError(f"{labels_path}: the meeple classes are not the ones this companion knows")

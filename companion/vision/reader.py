@@ -70,7 +70,7 @@ class CellModel:
     def __init__(self, path: Path = DEFAULT_MODEL, threads: int = 1) -> None:
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
-            raise ModelMissing(f"the cell model is missing: {path} and {labels_path.name} must both exist")
+            raise ModelMissing(f"the cell model is missing: {path} and {labels_path} must both exist")
         self.labels = TileLabels.load(labels_path)
         self._session = open_session(path, threads)
         self.path = path

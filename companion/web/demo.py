@@ -55,10 +55,9 @@ def run_demo(
     table.start(game_record.setup.to_json())
     stop = threading.Event()
     feeder = threading.Thread(target=feed, args=(table, game_record, pace, stop), daemon=True, name="demo")
-    minutes = len(game_record.events) * pace / 60
-    news = (
-        f"Replaying {path}: {len(game_record.events)} events, one every {pace:g} s (about {minutes:.0f} min)"
-    )
+    seconds = len(game_record.events) * pace
+    length = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {seconds:.0f} s"
+    news = f"Replaying {path}: {len(game_record.events)} events, one every {pace:g} s ({length})"
     return _serve_demo(table, folder, state_dir, feeder, stop, news, host, port, pin, mdns)
 
 
