@@ -42,7 +42,7 @@ class Rectifier:
 
     def _detect(self, grey: np.ndarray) -> list[tuple[np.ndarray, int]]:
         corners, ids, _ = self._detector.detectMarkers(grey)
-        return [] if ids is None else list(zip(corners, ids.ravel().tolist(), strict=True))
+        return [] if ids is None else [(c, int(i)) for c, i in zip(corners, ids.ravel(), strict=True)]
 
     def locate(self, frame: np.ndarray) -> View:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
