@@ -28,7 +28,7 @@ from companion.vision.dice_model import Candidate
 
 ROOT = Path(__file__).resolve().parents[1]
 # the shared photographs beside the checkout, or wherever COMPANION_DICE_PHOTOS points
-PHOTOS = Path(os.environ.get("COMPANION_DICE_PHOTOS", ROOT.parent / "shared" / "data" / "dice-photos"))
+PHOTOS = Path(os.environ.get("COMPANION_DICE_PHOTOS") or ROOT.parent / "shared" / "data" / "dice-photos")
 HELD_OUT_PERCENT = 22
 
 # Seeds of rendered trays: training, tuning (thresholds), held-out figures.

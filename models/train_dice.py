@@ -425,8 +425,6 @@ def main(argv: list[str] | None = None) -> int:
     Path("build").mkdir(exist_ok=True)
     finder_path, reader_path = Path("build") / "dice-finder.pt", Path("build") / "dice-reader.pt"
 
-    real = real_finder_samples()
-    synthetic = synthetic_finder_samples(args.synthetic)
     finder = Finder()
     if args.part == "export":  # both networks as they are in build/, into the ONNX file
         reader = Reader()
@@ -434,6 +432,12 @@ def main(argv: list[str] | None = None) -> int:
         reader.load_state_dict(torch.load(reader_path))
         export(finder.eval(), reader.eval(), Path(args.out))
         return 0
+    try:
+        real = real_finder_samples()
+    except FileNotFoundError as error:  # the shared photographs are not where they are looked for
+        print(f"train_dice: {error}", file=sys.stderr)
+        return 2
+    synthetic = synthetic_finder_samples(args.synthetic)
     if args.finder_onnx:
         finder = finder_from_onnx(Path(args.finder_onnx))
     elif args.init or args.part == "reader":

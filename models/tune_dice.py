@@ -22,6 +22,7 @@ import argparse
 import dataclasses
 import hashlib
 import itertools
+import sys
 from pathlib import Path
 
 import cv2
@@ -177,6 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="try each combination of SWEEP")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
     args = parser.parse_args(argv)
+    try:
+        return _tune(args)
+    except FileNotFoundError as error:  # the shared photographs are not where they are looked for
+        print(f"tune_dice: {error}", file=sys.stderr)
+        return 2
+
+
+def _tune(args: argparse.Namespace) -> int:
     if args.sweep:
         sweep(args.trays, args.model)
         return 0

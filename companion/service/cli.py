@@ -7,8 +7,6 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
-from companion.web.net import page_urls
-
 if TYPE_CHECKING:
     from companion.config import Config
 
@@ -17,6 +15,8 @@ CONFIG_HELP = "the config file (default: /etc/table-companion/config.toml if it 
 
 
 def _describe(config: Config) -> str:
+    from companion.web.net import page_urls  # here: the other commands need no web layer
+
     camera = config.camera
     lines = [
         f"config: {config.source}",

@@ -47,7 +47,7 @@ class Rectifier:
     def locate(self, frame: np.ndarray) -> View:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         detected = self._detect(grey)
-        if len({marker_id for _, marker_id in detected}) < MIN_MARKERS:
+        if len({i for _, i in detected if self.mat.marker(i) is not None}) < MIN_MARKERS:
             # ArUco's thresholds miss markers whose edges are sharper than a camera draws them
             # (the mat's own file, a still from a sharp phone): looked at again a little
             # softened, in proportion to the picture's size, they are found

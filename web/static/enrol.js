@@ -28,10 +28,11 @@
       item.append(button);
       return item;
     }));
+    list.hidden = state.game_under_way; // what lay on the mat before the game is not there now
     if (!tiles.some((t) => key(t) === current)) current = null;
     if (current === null && left.length) open(key(left[0]));
-    form.hidden = current === null;
-    if (!left.length && tiles.length) say(`All ${tiles.length} tiles on the mat are saved. Lay the next ones, or start the game.`, true);
+    form.hidden = current === null || state.game_under_way;
+    if (!left.length && tiles.length && !state.game_under_way) say(`All ${tiles.length} tiles on the mat are saved. Lay the next ones, or start the game.`, true);
   }
 
   function open(cell) {

@@ -1,0 +1,63 @@
+"""`companion board read`: one picture of the table, every tile read, or a clear refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import UserError
+from companion.games.starwars.catalog import load_catalog
+from companion.sim.render import Camera, PlacedTile, Renderer, Scene
+from companion.table.board_read import read_board
+from companion.vision.mat import STANDARD_MAT
+from companion.vision.matfile import write_mat_png
+from companion.vision.reader import CellModel
+from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES
+
+
+@pytest.fixture(scope="module")
+def model() -> CellModel:
+    return CellModel()
+
+
+def table_picture() -> tuple[np.ndarray, dict[tuple[int, int], dict]]:  # type: ignore[type-arg]
+    catalog = load_catalog()
+    board = STANDARD_MAT.board
+    scene = Scene((board.centre[0], board.centre[1]))
+    laid = {(0, 0): catalog.start.tile, (0, 1): catalog.tiles[5].tile, (1, 1): catalog.tiles[9].tile}
+    for cell, tile in laid.items():
+        scene.tiles[cell] = PlacedTile(tile, HELD_OUT_STYLES[2])
+    picture = Renderer(Camera.from_seed(HELD_OUT_CAMERAS[4])).render(scene, 1)
+    return picture, {cell: tile.to_json() for cell, tile in laid.items()}
+
+
+def test_every_tile_of_a_table_picture_is_read(model: CellModel) -> None:
+    picture, laid = table_picture()
+    result = read_board(picture, model)
+    assert result["markers"] == list(range(8))
+    read = {tuple(cell["at"]): cell for cell in result["cells"]}
+    assert len(read) == len(laid)
+    # the lattice numbers its own cells: the same tiles, the same places relative to each other
+    (dx, dy) = next(at for at, cell in read.items() if cell["tile"] == laid[(0, 0)])
+    for (x, y), tile in laid.items():
+        cell = read[(x + dx, y + dy)]
+        assert cell["tile"] == tile and cell["confidence"] > 0.5
+
+
+def test_the_mat_file_itself_reads_as_an_empty_mat(tmp_path: Path, model: CellModel) -> None:
+    path = tmp_path / "mat.png"
+    write_mat_png(path, dpi=150)  # razor-sharp lines with no sensor noise: drawn, not torn
+    picture = cv2.imread(str(path))
+    assert picture is not None
+    result = read_board(picture, model)
+    assert result["markers"] == list(range(8)) and result["cells"] == []
+
+
+def test_a_torn_camera_picture_is_refused_in_words_for_a_file(model: CellModel) -> None:
+    picture, _ = table_picture()
+    picture[picture.shape[0] // 2 :] = np.roll(picture[picture.shape[0] // 2 :], 80, axis=1)
+    with pytest.raises(UserError, match=r"looks torn.*take the picture again"):
+        read_board(picture, model)
