@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -13,7 +12,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -308,10 +306,10 @@ def test_a_child_process_is_ready_then_kicks_at_the_watchdog_pace(
     assert len(kicks) == len(messages) - 2, messages
     # 1.5 s at one kick per 50 ms (a quarter of 200 ms) is about 30; 300 calls were made.
     assert 10 <= len(kicks) <= 32
-    gaps = [later - earlier for earlier, later in pairwise(kicks)]
-    # Measured on arrival, so a little jitter is allowed below the 50 ms the sender keeps.
-    assert min(gaps) > 0.035
-    assert 0.05 <= statistics.median(gaps) < 0.1
+    # Kicks went on through the loop, not in one burst. Their gaps are not judged here: measured
+    # on arrival they shrink whenever a busy machine delays the listener (a CI run once saw 31 ms
+    # between two kicks sent 50 ms apart); the 50 ms pacing is tested on a set clock above.
+    assert kicks[-1] - kicks[0] > 1.0
 
 
 def test_a_manager_that_stops_reading_stalls_a_send_briefly_and_never_raises(
