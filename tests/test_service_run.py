@@ -120,8 +120,10 @@ def test_ready_once_serving_then_the_watchdog_every_few_frames_and_stopping_on_s
                     break
         assert ready_at is not None and len(kicks) >= 6, "no READY=1 and six WATCHDOG=1 within 90 s"
         gaps = [b - a for a, b in itertools.pairwise(kicks)]
-        # at most one kick a quarter of the interval (1 s), and never a silence near the interval
-        assert min(gaps) >= 0.95 and max(gaps) < 3.6, gaps
+        # at most one kick a quarter of the interval (1 s), and never a silence near the interval;
+        # judged on the mean gap, since a gap measured on arrival shrinks when a busy machine
+        # delays one message (test_notify.py once saw 31 ms for 50)
+        assert (kicks[-1] - kicks[0]) / len(gaps) >= 0.95 and max(gaps) < 3.6, gaps
         server.send_signal(signal.SIGTERM)
         rest = [message for _, message in messages(listener, 15) if "STOPPING=1" in message]
         assert server.wait(timeout=30) == 0
