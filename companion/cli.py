@@ -303,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     board_read.set_defaults(run=_board_read)
 
     enroll = commands.add_parser(
-        "enroll", help="teach the companion your box's tiles from a folder of labelled pictures"
+        "enroll",
+        aliases=["enrol"],
+        help="teach the companion your box's tiles from a folder of labelled pictures",
     )
     enroll.add_argument(
         "folder", metavar="FOLDER", help="NAME.png or NAME.jpg (one tile, filling it) beside NAME.json"

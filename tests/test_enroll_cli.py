@@ -98,3 +98,11 @@ def test_two_pictures_of_one_name_keep_the_first_and_name_the_second(
     assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 0
     assert "enrolled 1 of 1 pictures" in capsys.readouterr().err
     assert len(Gallery(gallery_folder(state))) == 1
+
+
+def test_enrol_is_the_same_command_as_enroll(capsys: pytest.CaptureFixture[str]) -> None:
+    # the pages and docs spell it "enrol", the command "enroll": both are understood
+    with pytest.raises(SystemExit) as stopped:
+        main(["enrol", "--help"])
+    assert stopped.value.code == 0
+    assert "usage: companion enroll" in capsys.readouterr().out
