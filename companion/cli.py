@@ -66,6 +66,9 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+DEMO_PACE = 3.0  # seconds between a replayed record's events
+
+
 def _fps(text: str) -> float:
     from companion.cameras.settings import MAX_FPS
 
@@ -85,7 +88,7 @@ def _demo(args: argparse.Namespace) -> int:
     if args.record:
         return run_demo(
             args.record,
-            3.0 if args.pace is None else args.pace,
+            DEMO_PACE if args.pace is None else args.pace,
             args.host,
             args.port,
             args.state_dir,
@@ -251,7 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
     demo.add_argument("--record", help="replay this record instead of reading the simulated table")
     demo.add_argument(
-        "--pace", type=_seconds, default=None, help="with --record: seconds between events (default: 3)"
+        "--pace",
+        type=_seconds,
+        default=None,
+        help=f"with --record: seconds between events (default: {DEMO_PACE:g})",
     )
     demo.add_argument(
         "--enrol",

@@ -55,14 +55,13 @@ class Rectifier:
             detected += self._detect(cv2.GaussianBlur(grey, (0, 0), sigma))
         found: list[int] = []
         image_points, mat_points = [], []
-        if detected:
-            for marker_corners, marker_id in detected:
-                marker = self.mat.marker(int(marker_id))
-                if marker is None or int(marker_id) in found:
-                    continue  # a stray marker from another set, or a duplicate
-                found.append(int(marker_id))
-                image_points.append(marker_corners.reshape(4, 2))
-                mat_points.append(marker.corners_mm() * PX_PER_MM)
+        for marker_corners, marker_id in detected:
+            marker = self.mat.marker(marker_id)
+            if marker is None or marker_id in found:
+                continue  # a stray marker from another set, or one found again when softened
+            found.append(marker_id)
+            image_points.append(marker_corners.reshape(4, 2))
+            mat_points.append(marker.corners_mm() * PX_PER_MM)
         seen = tuple(sorted(found))
         if len(found) >= MIN_MARKERS:
             source = np.concatenate(image_points).astype(np.float32)
