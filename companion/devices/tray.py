@@ -156,6 +156,11 @@ class DiceTray:
             yield self._beeps.sounding_at(self.clock())
 
     def close(self) -> None:
+        for output in (self.led, self.buzzer):
+            if output is not None:
+                # stop the redrawing thread first: RGBLED.close lets its LEDs go before it stops
+                # that thread, which may then set a colour on none (an IndexError in the thread)
+                output.source = None
         for part in (self.led, self.buzzer, self.vibration, self.button):
             if part is not None:
                 part.close()
