@@ -220,18 +220,19 @@ def test_each_tray_is_seen_in_its_region_of_a_fresh_picture() -> None:
         picture(0)
 
 
+TWO_TRAYS = {
+    "trays": {
+        "pin_factory": "mock",
+        "tray": [
+            {"button": 17, "vibration": 27, "led": [5, 6, 13], "region": [0, 0, 64, 64]},
+            {"button": 22, "vibration": 23, "led": [24, 25, 12], "region": [64, 0, 64, 64]},
+        ],
+    }
+}
+
+
 def test_configured_trays_are_built_on_their_pins_and_let_go_on_the_way_out() -> None:
-    config = parse_config(
-        {
-            "trays": {
-                "pin_factory": "mock",
-                "tray": [
-                    {"button": 17, "vibration": 27, "led": [5, 6, 13], "region": [0, 0, 64, 64]},
-                    {"button": 22, "vibration": 23, "led": [24, 25, 12], "region": [64, 0, 64, 64]},
-                ],
-            }
-        }
-    )
+    config = parse_config(TWO_TRAYS)
     with ExitStack() as stack:
         battle, dice_camera = build_trays(config, lambda: None, stack)
         assert battle is not None and dice_camera is None and [tray.number for tray in battle.trays] == [1, 2]
@@ -340,17 +341,7 @@ def test_trays_let_go_at_once_leave_no_thread_failing(monkeypatch: pytest.Monkey
     # closed at once, about 1 build in 20 failed in that thread before the tray stopped it first
     failures: list[str] = []
     monkeypatch.setattr(threading, "excepthook", lambda hook: failures.append(repr(hook.exc_value)))
-    config = parse_config(
-        {
-            "trays": {
-                "pin_factory": "mock",
-                "tray": [
-                    {"button": 17, "vibration": 27, "led": [5, 6, 13], "region": [0, 0, 64, 64]},
-                    {"button": 22, "vibration": 23, "led": [24, 25, 12], "region": [64, 0, 64, 64]},
-                ],
-            }
-        }
-    )
+    config = parse_config(TWO_TRAYS)
     for _ in range(60):  # before the fix, 60 builds failed at least once 97 times in 100
         with ExitStack() as stack:
             build_trays(config, lambda: None, stack)
