@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,18 @@ RASPBERRY_PI_OS = {
 
 
 def run_script(
-    tmp_path: Path, release: str, *args: str, arch: str = "arm64", user: list[str] | None = None
+    tmp_path: Path,
+    release: str,
+    *args: str,
+    arch: str = "arm64",
+    user: list[str] | None = None,
+    script: Path = SCRIPT,
 ) -> subprocess.CompletedProcess[str]:
     os_release = tmp_path / f"os-release-{release}"
     os_release.write_text(RASPBERRY_PI_OS[release], encoding="utf-8")
     env = {**os.environ, "TABLE_COMPANION_OS_RELEASE": str(os_release), "TABLE_COMPANION_ARCH": arch}
     return subprocess.run(
-        [*(user or []), "bash", str(SCRIPT), *args],
+        [*(user or []), "bash", str(script), *args],
         env=env,
         capture_output=True,
         text=True,
@@ -164,7 +170,16 @@ def test_without_root_a_real_run_is_refused_before_anything(tmp_path: Path) -> N
             pytest.skip("running as root and setpriv (util-linux) is missing to drop privileges")
         user = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
         tmp_path.chmod(0o755)
-    done = run_script(tmp_path, "bookworm", user=user)
+    # a copy anybody may read: the checkout and pytest's folders may lie where only root reads
+    readable = Path(tempfile.mkdtemp())
+    readable.chmod(0o755)
+    script = readable / "install.sh"
+    shutil.copy(SCRIPT, script)
+    script.chmod(0o755)
+    try:
+        done = run_script(readable, "bookworm", user=user, script=script)
+    finally:
+        shutil.rmtree(readable)
     assert done.returncode != 0
     assert "run as root" in done.stderr
     assert done.stdout == ""
