@@ -1,0 +1,277 @@
+"""Train the gallery's matcher (a tile square to a vector) and export it to ONNX.
+
+The matcher is trained to compare, not to name: in each step it sees the camera's tile squares
+of one art style and the clean pictures of that style's 35 tile types, each turned the four
+ways, and learns to put each square nearest the picture of its own tile as it lies. A box it
+never saw is then read against that box's own pictures. Each step's style is repainted as a
+whole (hues turned, channels swapped, grey, inverted), squares and pictures alike, so that
+every step is a box of its own.
+
+    python -m models.gallery_data --wide --frames 760 --out build/gallery-wide-train.npz
+    python -m models.gallery_data --frames 300 --out build/gallery-train.npz
+    python -m models.gallery_data --wide --held-out --frames 40 --out build/gallery-wide-heldout.npz
+    python -m models.train_gallery --data build/gallery-wide-train.npz \\
+        --test build/gallery-wide-heldout.npz --epochs 4 --out build/gallery-a.onnx
+    python -m models.train_gallery --data build/gallery-wide-train.npz build/gallery-train.npz \\
+        --test build/gallery-wide-heldout.npz --init build/gallery-a.pt --epochs 4 --lr 1e-3 --mottle 0.5
+
+Writes models/gallery.onnx. Needs the optional ``train`` extra (torch).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+try:
+    import torch
+except ModuleNotFoundError as missing:  # torch is for training only, never in the runtime
+    raise SystemExit(
+        "training needs torch and onnx: .venv/bin/pip install -e '.[train]' (models/README.md)"
+    ) from missing
+from torch import nn
+from torch.nn import functional as F
+
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.tiles import Tile, parse_tile
+from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
+from companion.vision.mat import TILE_PX
+from models.cell_data import TEST_ONLY, labels
+from models.train_cells import GREY, SWAPS, hue_turn
+from models.training import save, training_parser
+
+HERE = Path(__file__).resolve().parent
+EMBEDDING = 256
+SCALE = 16.0  # cosine likeness times this is the softmax's logit
+
+
+def block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+class Matcher(nn.Module):
+    """(N, TILE_PX, TILE_PX, 3) BGR 0-255 -> (N, EMBEDDING) of unit length."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            block(3, 24),
+            nn.MaxPool2d(2),  # 24
+            block(24, 48),
+            block(48, 48),
+            nn.MaxPool2d(2),  # 12
+            block(48, 96),
+            block(96, 96),
+            nn.MaxPool2d(2),  # 6
+            block(96, 96),
+        )
+        # where things lie is the structure, so the maps are flattened, not pooled
+        self.head = nn.Linear(96 * (TILE_PX // 8) ** 2, EMBEDDING)
+
+    def forward(self, squares: torch.Tensor) -> torch.Tensor:
+        x = squares.permute(0, 3, 1, 2) / 255.0
+        # each picture less its own colour and contrast: a camera's light and a scan's differ
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        std = x.std(dim=(2, 3), keepdim=True)
+        x = (x - mean) / (std + 0.05)
+        return F.normalize(self.head(self.features(x).flatten(1)), dim=1)
+
+
+def candidates() -> list[Tile]:
+    """Each catalog type turned 0-3 quarter turns clockwise, in that order (type-major)."""
+    return [entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)]
+
+
+def positive_table() -> np.ndarray:
+    """(cell-model classes, candidates): which candidates are the class's tile as it lies."""
+    classes = labels().classes
+    ways = candidates()
+    table = np.zeros((len(classes), len(ways)), bool)
+    for i, c in enumerate(classes):
+        if isinstance(c, dict):
+            tile = parse_tile(c)
+            table[i] = [way == tile for way in ways]
+    return table
+
+
+def turned_pictures(pictures: np.ndarray) -> np.ndarray:
+    """(types, S, S, 3) upright -> (types * 4, S, S, 3), as ``candidates`` orders them."""
+    # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) turns a tile
+    return np.stack([np.rot90(p, k=-q) for p in pictures for q in range(4)])
+
+
+def restyle(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """The same repaint over every array of one style: another box, the same structure."""
+    matrix = np.eye(3, dtype=np.float32)
+    pick = rng.random()
+    if pick < 0.35:
+        matrix = hue_turn(rng.uniform(0.3, 2 * np.pi - 0.3)).T
+    elif pick < 0.6:
+        matrix = np.eye(3, dtype=np.float32)[:, SWAPS[rng.integers(len(SWAPS))]]
+    elif pick < 0.7:
+        matrix = np.repeat(GREY[:, None], 3, axis=1)
+    invert = rng.random() < 0.2
+    out = []
+    for array in arrays:
+        x = array.astype(np.float32) @ matrix
+        if invert:
+            x = 255 - np.clip(x, 0, 255)
+        out.append(np.clip(x, 0, 255))
+    return out
+
+
+def camera_look(squares: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, contrast, blur and noise per square, as cameras and lamps vary."""
+    n = len(squares)
+    out = squares.copy()
+    for k in range(n):
+        if rng.random() < 0.3:
+            out[k] = cv2.GaussianBlur(out[k], (0, 0), rng.uniform(0.4, 1.2))
+    gain = rng.uniform(0.75, 1.25, (n, 1, 1, 1)) * rng.uniform(0.92, 1.08, (n, 1, 1, 3))
+    mean = out.mean(axis=(1, 2, 3), keepdims=True)
+    out = (out - mean) * rng.uniform(0.8, 1.2, (n, 1, 1, 1)) + mean
+    out = out * gain + rng.normal(0, 6, (n, 1, 1, 1))
+    out += rng.normal(0, 1, out.shape).astype(np.float32) * rng.uniform(0, 5, (n, 1, 1, 1))
+    return np.clip(out, 0, 255).astype(np.float32)
+
+
+def mottle(squares: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """A soft blotch of colour over ``share`` of the squares, each its own: copies of one tile
+    are printed on their own patch of sky, and a lamp lights each a little unevenly."""
+    out = squares.astype(np.float32, copy=True)
+    side = squares.shape[1]
+    for k in np.nonzero(rng.random(len(squares)) < share)[0]:
+        cells = int(rng.integers(3, 9))
+        field = cv2.resize(
+            rng.random((cells, cells)).astype(np.float32), (side, side), interpolation=cv2.INTER_CUBIC
+        )
+        colour = rng.normal(0, 1, 3).astype(np.float32) * rng.uniform(8, 35)
+        out[k] += (field - field.mean())[..., None] * colour
+    return np.clip(out, 0, 255)
+
+
+class StyleData:
+    """The squares of every style, and each style's upright pictures."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.squares: list[np.ndarray] = []
+        self.tiles: list[np.ndarray] = []
+        self.pictures: list[np.ndarray] = []
+        for path in paths:
+            data = np.load(path)
+            if str(data["split"]) in TEST_ONLY:
+                raise SystemExit(f"{path} is {data['split']} data: a test set, never trained on")
+            # each key of an npz is read from the file anew: read each once
+            styles, squares, tiles = data["styles"], data["squares"], data["tiles"]
+            pictures = data["enrol_pictures"]
+            for s, style in enumerate(data["enrol_styles"]):
+                mine = styles == style
+                if mine.any():
+                    self.squares.append(squares[mine])
+                    self.tiles.append(tiles[mine])
+                    self.pictures.append(pictures[s])
+
+    def __len__(self) -> int:
+        return len(self.squares)
+
+
+def step_loss(
+    net: Matcher,
+    squares: np.ndarray,
+    tiles: np.ndarray,
+    pictures: np.ndarray,
+    positives: np.ndarray,
+) -> torch.Tensor:
+    seen = net(torch.from_numpy(squares))
+    kept = net(torch.from_numpy(turned_pictures(pictures).astype(np.float32)))
+    logits = SCALE * seen @ kept.T
+    mask = torch.from_numpy(positives[tiles])
+    right = torch.logsumexp(logits.masked_fill(~mask, -1e9), dim=1)
+    return (torch.logsumexp(logits, dim=1) - right).mean()
+
+
+def figures(net: Matcher, data: StyleData, positives: np.ndarray) -> dict[str, float]:
+    """Top-1 over all 140 ways, and how many squares are read sure (the gallery's bars, with
+    a picture of every way) and how many of those wrong."""
+    net.eval()
+    ways = candidates()
+    right = sure = sure_wrong = total = 0
+    with torch.no_grad():
+        for squares, tiles, pictures in zip(data.squares, data.tiles, data.pictures, strict=True):
+            seen = net(torch.from_numpy(squares.astype(np.float32)))
+            kept = net(torch.from_numpy(turned_pictures(pictures).astype(np.float32)))
+            likeness = (seen @ kept.T).numpy()
+            for row, cls in zip(likeness, tiles, strict=True):
+                best: dict[Tile, float] = {}
+                for way, score in zip(ways, row.tolist(), strict=True):
+                    best[way] = max(best.get(way, -1.0), score)
+                ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+                ok = bool(positives[cls][ways.index(ranked[0][0])])
+                right += ok
+                if ranked[0][1] >= MATCH_SURE and ranked[0][1] - ranked[1][1] >= MATCH_MARGIN:
+                    sure += 1
+                    sure_wrong += not ok
+                total += 1
+    net.train()
+    return {"top1": right / total, "sure": sure / total, "sure_wrong": sure_wrong / total}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = training_parser(__doc__, HERE / "gallery.onnx", epochs=6)
+    parser.set_defaults(lr=2e-3, batch=96)
+    parser.add_argument(
+        "--mottle", type=float, default=0.0, help="share of squares given a blotch of colour of their own"
+    )
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    data = StyleData(args.data)
+    test = StyleData([args.test]) if args.test else None
+    positives = positive_table()
+    net = Matcher()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
+    steps_per_epoch = len(data)
+    steps = args.epochs * steps_per_epoch
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps, pct_start=0.15)
+    print(f"{len(data)} styles, {sum(map(len, data.squares))} squares, {steps} steps", file=sys.stderr)
+    started = time.monotonic()
+    for epoch in range(1, args.epochs + 1):
+        total = 0.0
+        for step, s in enumerate(rng.permutation(len(data)), start=1):
+            chosen = rng.permutation(len(data.squares[s]))[: args.batch]
+            squares, pictures = restyle([data.squares[s][chosen], data.pictures[s]], rng)
+            squares = camera_look(mottle(squares, rng, args.mottle), rng)
+            pictures = mottle(pictures, rng, args.mottle / 2)
+            loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach())
+            if step % 50 == 0:
+                print(f"  epoch {epoch} step {step}: loss {total / step:.4f}", file=sys.stderr, flush=True)
+        took = time.monotonic() - started
+        line = f"epoch {epoch}/{args.epochs}: loss {total / steps_per_epoch:.4f}, {took:.0f} s"
+        if test is not None:
+            line += ", held-out " + ", ".join(
+                f"{k} {v:.2%}" for k, v in figures(net, test, positives).items()
+            )
+        print(line, file=sys.stderr, flush=True)
+    net.eval()
+    example = torch.zeros(2, TILE_PX, TILE_PX, 3)
+    save(net, net, (example,), Path(args.out), ["squares"], ["embedding"])
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
