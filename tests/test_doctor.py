@@ -45,7 +45,7 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
     found = by_check(diagnose(str(config_file(tmp_path)), tmp_path / "no-model"))
     assert found["machine"].message.startswith("not a Raspberry Pi")
     assert found["config"].level == OK and found["models"].level == OK
-    assert "cells.onnx, meeples.onnx, dice.onnx load" in found["models"].message
+    assert "cells.onnx, meeples.onnx, dice.onnx, gallery.onnx load" in found["models"].message
     assert found["camera"].level == OK and found["pins"].level == OK and found["mqtt"].level == OK
     assert found["state dir"].message.endswith("does not exist yet: the first run makes it")
     assert main(["doctor", "--config", str(config_file(tmp_path)), "--json"]) == 0

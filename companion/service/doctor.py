@@ -24,7 +24,7 @@ from companion.errors import UserError
 from companion.vision.reader import MODELS
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
-MODEL_FILES = ("cells.onnx", "meeples.onnx", "dice.onnx")
+MODEL_FILES = ("cells.onnx", "meeples.onnx", "dice.onnx", "gallery.onnx")
 DISK_WARN_MB = 500  # a season of games with their evidence pictures fits in far less
 DISK_FAIL_MB = 100  # SQLite needs room to write its journal; a full card corrupts nothing but stops play
 PI_MODEL = Path("/proc/device-tree/model")

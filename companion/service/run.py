@@ -35,6 +35,7 @@ from companion.table.links import TableLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import DiceSource, Tracker
 from companion.vision.gallery import Gallery, gallery_folder
+from companion.vision.likeness import shared_likeness
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel, ModelMissing
 from companion.vision.watcher import Watcher
@@ -53,6 +54,7 @@ TRAY_PICTURE_AGE = 0.5
 
 def load_models() -> tuple[CellModel, MeepleModel]:
     try:
+        shared_likeness()  # the gallery's, loaded now so that a missing file stops the start
         return CellModel(), MeepleModel()
     except ModelMissing as error:
         raise UserError(f"{error}; the table cannot be read without it (is the checkout whole?)") from None

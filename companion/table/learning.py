@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.games.base import Cell
+from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.tiles import Tile
 from companion.table.art import ArtTrust
@@ -33,6 +34,8 @@ class TileLearning:
     def __init__(self, gallery: Gallery, start_tile: Tile) -> None:
         self.gallery = gallery
         self._start_tile = start_tile
+        # every way a catalog tile may lie: what may compete for a cell
+        self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
         self.art = ArtTrust(start_tile)
         self.pending: dict[Cell, Learnable] = {}
         self.problem: str | None = None  # why a picture could not be kept, if one could not
@@ -70,8 +73,19 @@ class TileLearning:
         """The gallery's reading of a new tile, among the ways it may lie there by the rules."""
         if window is None or not len(self.gallery):
             return None
-        start = engine.phase is Phase.START
-        return self.gallery.match(window, lambda t: start or engine.board.fit_error(cell, t) is None)
+        if engine.phase is Phase.START:  # the start tile is known; only how it lies is read
+            starts = {self._start_tile.rotated(q) for q in range(4)}
+
+            def allowed(tile: Tile) -> bool:
+                return tile in starts
+        else:
+
+            def allowed(tile: Tile) -> bool:
+                return engine.board.fit_error(cell, tile) is None
+
+        # every catalog way the rules allow competes; one without a picture makes the match
+        # need a near copy (a type the user enrolled outside the catalog competes if pictured)
+        return self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
 
     @property
     def message(self) -> str | None:

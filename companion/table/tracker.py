@@ -346,7 +346,7 @@ class Tracker:
         self, engine: StarWarsGame, cell: Cell, tile: Tile, confidence: float, by_gallery: bool = False
     ) -> list[dict[str, Any]]:
         player = None if engine.phase is Phase.START else engine.next_player
-        # the model gives a probability; the gallery how well the tile matched a picture (-1 to 1)
+        # the model gives a probability; the gallery how alike the tile and a picture are (-1 to 1)
         how_sure = (
             {"read_by": "gallery", "match_score": round(confidence, 4)}
             if by_gallery

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.errors import UserError
 from companion.games.base import Cell
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.lattice import Lattice, crops
@@ -60,8 +61,8 @@ class CellReading:
         return [s for s in self.spots if s.label != MEEPLE_CLASSES[0]]
 
 
-class ModelMissing(RuntimeError):
-    pass
+class ModelMissing(UserError):
+    """A model file the companion ships is not there: the checkout is not whole."""
 
 
 class CellModel:

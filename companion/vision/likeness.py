@@ -1,0 +1,55 @@
+"""How alike two tiles look in their structure: the gallery's learnt comparison.
+
+``models/gallery.onnx`` turns a tile's square (``TILE_PX`` a side, BGR) into a vector of unit
+length. It was trained to put a camera's view of a tile nearest a clean picture of the same
+tile, as it lies, from the same box, among the pictures of every other tile of that box
+(models/gallery.md): what it compares is where routes, fields, planets and symbols lie, in the
+colours and drawing of whichever box both pictures come from. The dot product of two vectors
+is their likeness, -1 to 1.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.mat import TILE_PX
+from companion.vision.onnx import open_session
+from companion.vision.reader import MODELS, ModelMissing
+
+DEFAULT_LIKENESS_MODEL = MODELS / "gallery.onnx"
+
+
+class Likeness:
+    """The model, loaded once, run by onnxruntime on one thread."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        path = path if path is not None else DEFAULT_LIKENESS_MODEL
+        if not path.is_file():
+            raise ModelMissing(f"the gallery's model is missing: {path} must exist (is the checkout whole?)")
+        self._session = open_session(path)
+        self._lock = threading.Lock()  # one run at a time: the phone's enrolment and the table share it
+
+    def vectors(self, squares: np.ndarray) -> np.ndarray:
+        """(N, TILE_PX, TILE_PX, 3) tile squares, BGR -> (N, D) float32 vectors of unit length."""
+        if squares.ndim != 4 or squares.shape[1:] != (TILE_PX, TILE_PX, 3):
+            raise ValueError(f"tile squares are (N, {TILE_PX}, {TILE_PX}, 3), not {squares.shape}")
+        with self._lock:
+            (out,) = self._session.run(None, {"squares": squares.astype(np.float32)})
+        vectors: np.ndarray = out.astype(np.float32)
+        return vectors
+
+
+_shared: Likeness | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_likeness() -> Likeness:
+    """The one model every gallery of this process uses (loaded on first use)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Likeness()
+        return _shared

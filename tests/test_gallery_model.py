@@ -1,0 +1,100 @@
+"""The gallery's learnt likeness (companion/vision/likeness.py), its data (models/gallery_data.py)
+and, where torch is installed, its training's repainting (models/train_gallery.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import UserError
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.tiles import parse_tile
+from companion.vision.gallery import LOAD_BATCH, Gallery
+from companion.vision.labels import TileLabels
+from companion.vision.likeness import Likeness, shared_likeness
+from companion.vision.mat import TILE_PX
+from companion.vision.reader import MODELS, ModelMissing
+from models.cell_data import WIDE_HELD_OUT_STYLES
+from models.gallery_data import ENROL_PX, enrolment_pictures, frame_job, style_of_frame
+
+LABELS = TileLabels.load(MODELS / "cells.labels.json")
+
+
+def test_the_likeness_gives_unit_vectors_and_refuses_other_shapes() -> None:
+    squares = np.random.default_rng(0).integers(0, 256, (3, TILE_PX, TILE_PX, 3)).astype(np.uint8)
+    vectors = shared_likeness().vectors(squares)
+    assert vectors.shape[0] == 3
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    with pytest.raises(ValueError, match=f"\\(N, {TILE_PX}, {TILE_PX}, 3\\)"):
+        shared_likeness().vectors(squares[:, :40])
+
+
+def test_a_missing_likeness_model_is_named_as_something_a_user_can_fix(tmp_path: Path) -> None:
+    with pytest.raises(ModelMissing, match=r"gallery\.onnx must exist \(is the checkout whole\?\)") as caught:
+        Likeness(tmp_path / "gallery.onnx")
+    assert isinstance(caught.value, UserError)  # the command prints it on one line, not a traceback
+
+
+def test_an_empty_gallery_needs_no_model_and_a_folder_is_read_in_batches(tmp_path: Path) -> None:
+    assert Gallery()._likeness is None  # nothing loaded until a picture is added or matched
+    tile = load_catalog().tiles[3].tile
+    picture = np.random.default_rng(1).integers(0, 256, (96, 96, 3)).astype(np.uint8)
+    kept = Gallery(tmp_path)
+    for k in range(LOAD_BATCH + 3):
+        kept.add(picture, tile.rotated(k % 4), name=f"p{k}")
+    again = Gallery(tmp_path)
+    assert len(again) == LOAD_BATCH + 3
+    square = cv2.resize(picture, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
+    one = Gallery()
+    one.add(picture, tile)
+    match = again.match_square(square)
+    assert match is not None and match.score == pytest.approx(one.match_square(square).score, abs=1e-5)
+
+
+def test_a_frame_gives_tile_squares_of_its_style_with_the_tile_as_it_lies() -> None:
+    squares, classes, styles = frame_job((0, "wide-held-out"))
+    assert len(squares) > 20 and squares.shape[1:] == (TILE_PX, TILE_PX, 3)
+    assert set(styles.tolist()) == {style_of_frame(0, "wide-held-out")}
+    assert style_of_frame(0, "wide-held-out") in WIDE_HELD_OUT_STYLES
+    # bare felt and tiles outside the catalog are left out: each class is a catalog tile
+    kinds = {entry.tile for entry in load_catalog().tiles}
+    for index in set(classes.tolist()):
+        tile = parse_tile(LABELS.classes[index])
+        assert any(tile.rotated(q) in kinds for q in range(4))
+
+
+def test_one_enrolment_picture_per_catalog_type() -> None:
+    pictures = enrolment_pictures(WIDE_HELD_OUT_STYLES[0])
+    assert pictures.shape == (len(load_catalog().tiles), ENROL_PX, ENROL_PX, 3)
+    # every type drawn; two pictures alike only where the catalog lists one tile twice (the start)
+    kinds = {entry.tile for entry in load_catalog().tiles}
+    assert len({picture.tobytes() for picture in pictures}) == len(kinds)
+
+
+def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from models.train_gallery import main, mottle, restyle
+
+    rng = np.random.default_rng(5)
+    square = rng.uniform(0, 255, (1, 8, 8, 3)).astype(np.float32)
+    for seed in range(20):
+        a, b = restyle([square, square.copy()], np.random.default_rng(seed))
+        assert np.array_equal(a, b)  # the window and its picture: one box, one repaint
+    blotched = mottle(np.full((50, 8, 8, 3), 128, np.float32), rng, 0.5)
+    changed = np.abs(blotched - 128).reshape(50, -1).max(axis=1) > 0
+    assert 10 < changed.sum() < 40
+    test_only = tmp_path / "box.npz"
+    np.savez(
+        test_only,
+        squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
+        tiles=np.zeros(1, np.int64),
+        styles=np.zeros(1, np.int64),
+        enrol_styles=np.zeros(1, np.int64),
+        enrol_pictures=np.zeros((1, 35, TILE_PX, TILE_PX, 3), np.uint8),
+        split=np.array("box-art"),
+    )
+    with pytest.raises(SystemExit, match="test set"):
+        main(["--data", str(test_only), "--out", str(tmp_path / "g.onnx")])
