@@ -41,18 +41,12 @@ from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
 from companion.vision.mat import TILE_PX
 from models.cell_data import TEST_ONLY, labels
-from models.train_cells import GREY, SWAPS, hue_turn
+from models.train_cells import GREY, SWAPS, block, hue_turn
 from models.training import save, training_parser
 
 HERE = Path(__file__).resolve().parent
 EMBEDDING = 256
 SCALE = 16.0  # cosine likeness times this is the softmax's logit
-
-
-def block(cin: int, cout: int) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
-    )
 
 
 class Matcher(nn.Module):
