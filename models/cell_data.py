@@ -144,6 +144,13 @@ def put_meeple(
     return MEEPLE_CLASSES.index(FALLEN) if fallen else meeple_class(colour, size)
 
 
+def style_of_frame(seed: int, split: str) -> int:
+    """The art style frame ``seed`` of ``split`` is drawn in: two frames per style, the second
+    reusing the first's drawn tiles (a box is one style)."""
+    styles = split_named(split).styles
+    return styles[(seed // 2) % len(styles)]
+
+
 def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One rendered frame's crops (N, CROP+2*MARGIN, same, 3), tile labels (N,), meeple labels (N, 6)."""
     drawn_from = split_named(split)
@@ -152,9 +159,8 @@ def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndar
     known = set(classes)
     label_set = labels()
     empty, unknown = label_set.index_of(EMPTY), label_set.index_of(UNKNOWN)
-    styles, cameras = drawn_from.styles, drawn_from.cameras
-    # two frames per art style: the second reuses the first's drawn tiles (a box is one style)
-    style = styles[(seed // 2) % len(styles)]
+    cameras = drawn_from.cameras
+    style = style_of_frame(seed, split)
     renderer = Renderer(Camera.from_seed(rng.choice(cameras), harsh=rng.random() < 0.15))
     board = STANDARD_MAT.board
     origin = (board.centre[0] + rng.uniform(-10, 10), board.centre[1] + rng.uniform(-10, 10))

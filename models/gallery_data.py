@@ -22,15 +22,9 @@ from companion.sim.art_box import BoxStyle, draw_box_tile, is_box_style
 from companion.sim.art_wide import WideStyle, draw_wide_tile, is_wide_style
 from companion.vision.gallery import tile_of_window
 from companion.vision.mat import CROP_PX, TILE_PX
-from models.cell_data import MARGIN, board_sample, data_parser, labels, split_named, split_of, write_data
+from models.cell_data import MARGIN, board_sample, data_parser, labels, split_of, style_of_frame, write_data
 
 ENROL_PX = 96  # an enrolled picture's side, as models.evaluate draws it
-
-
-def style_of_frame(seed: int, split: str) -> int:
-    """The art style ``board_sample`` draws frame ``seed`` of ``split`` in."""
-    styles = split_named(split).styles
-    return styles[(seed // 2) % len(styles)]
 
 
 def enrolment_pictures(style: int) -> np.ndarray:

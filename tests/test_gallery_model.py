@@ -57,7 +57,10 @@ def test_an_empty_gallery_needs_no_model_and_a_folder_is_read_in_batches(tmp_pat
 def test_a_frame_gives_tile_squares_of_its_style_with_the_tile_as_it_lies() -> None:
     squares, classes, styles = frame_job((0, "wide-held-out"))
     assert len(squares) > 20 and squares.shape[1:] == (TILE_PX, TILE_PX, 3)
+    # one style a frame, the one board_sample drew it in: two frames per style, as a box is one
     assert set(styles.tolist()) == {style_of_frame(0, "wide-held-out")}
+    assert style_of_frame(0, "wide-held-out") == style_of_frame(1, "wide-held-out")
+    assert style_of_frame(2, "wide-held-out") != style_of_frame(1, "wide-held-out")
     assert style_of_frame(0, "wide-held-out") in WIDE_HELD_OUT_STYLES
     # bare felt and tiles outside the catalog are left out: each class is a catalog tile
     kinds = {entry.tile for entry in load_catalog().tiles}
