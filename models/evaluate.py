@@ -35,8 +35,7 @@ import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
-from companion.sim.art_wide import WideStyle, draw_wide_tile
+from companion.sim.art_box import BOX_STYLES
 from companion.table.tracker import ACCEPT
 from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
@@ -50,8 +49,7 @@ from models.cell_data import (
     WIDE_HELD_OUT_CAMERAS,
     WIDE_HELD_OUT_STYLES,
 )
-
-ENROL_PX = 96  # an enrolled picture's side
+from models.gallery_data import enrolment_pictures
 
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
 
@@ -128,14 +126,9 @@ def evaluate_meeples(path: str) -> dict[str, Any]:
 
 
 def enrolled_gallery(style: int) -> Gallery:
-    """What ``companion enroll`` makes of one picture per catalog tile type, in art ``style``:
-    each drawn upright, alone, as a scan of the user's own tile would show it."""
+    """What ``companion enroll`` makes of one picture per catalog tile type, in art ``style``."""
     gallery = Gallery()
-    for entry in load_catalog().tiles:
-        if is_box_style(style):
-            picture = draw_box_tile(entry.tile, BoxStyle.from_seed(style), ENROL_PX)
-        else:
-            picture = draw_wide_tile(entry.tile, WideStyle.from_seed(style), ENROL_PX)
+    for picture, entry in zip(enrolment_pictures(style), load_catalog().tiles, strict=True):
         gallery.add(picture, entry.tile)
     return gallery
 

@@ -13,32 +13,21 @@ from __future__ import annotations
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-import cv2
 import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
-from companion.sim.art import TileStyle, draw_tile
-from companion.sim.art_box import BoxStyle, draw_box_tile, is_box_style
-from companion.sim.art_wide import WideStyle, draw_wide_tile, is_wide_style
-from companion.vision.gallery import tile_of_window
+from companion.sim.render import tile_picture
+from companion.vision.gallery import square_of_picture, tile_of_window
 from companion.vision.mat import CROP_PX, TILE_PX
 from models.cell_data import MARGIN, board_sample, data_parser, labels, split_of, style_of_frame, write_data
 
-ENROL_PX = 96  # an enrolled picture's side, as models.evaluate draws it
+ENROL_PX = 96  # an enrolled picture's side
 
 
 def enrolment_pictures(style: int) -> np.ndarray:
-    """(types, ENROL_PX, ENROL_PX, 3): each catalog tile type drawn upright in ``style``."""
-    pictures = []
-    for entry in load_catalog().tiles:
-        if is_box_style(style):
-            picture = draw_box_tile(entry.tile, BoxStyle.from_seed(style), ENROL_PX)
-        elif is_wide_style(style):
-            picture = draw_wide_tile(entry.tile, WideStyle.from_seed(style), ENROL_PX)
-        else:
-            picture = draw_tile(entry.tile, TileStyle.from_seed(style), ENROL_PX)
-        pictures.append(picture)
-    return np.stack(pictures)
+    """(types, ENROL_PX, ENROL_PX, 3): each catalog tile type drawn upright, alone, in ``style``,
+    as a scan of the user's own tile would show it (what ``companion enroll`` is given)."""
+    return np.stack([tile_picture(entry.tile, style, ENROL_PX) for entry in load_catalog().tiles])
 
 
 def frame_job(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,10 +58,7 @@ def generate(frames: int, split: str, workers: int, first_seed: int = 0) -> dict
                 print(f"  {done}/{frames} frames", file=sys.stderr, flush=True)
         styles = sorted({style_of_frame(seed, split) for seed in seeds})
         pictures = list(pool.map(enrolment_pictures, styles))
-    small = [
-        np.stack([cv2.resize(p, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA) for p in per_style])
-        for per_style in pictures
-    ]
+    small = [np.stack([square_of_picture(p) for p in per_style]) for per_style in pictures]
     return {
         "squares": np.concatenate([p[0] for p in parts]),
         "tiles": np.concatenate([p[1] for p in parts]),

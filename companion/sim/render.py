@@ -175,12 +175,16 @@ def _mat_picture(mat: MatSpec) -> np.ndarray:
 # pictures of 14 KB; 1024 of them (15 games' worth) made the soak's memory climb for an hour.
 @lru_cache(maxsize=160)
 def _tile_picture(tile: Tile, style: int, variant: int) -> np.ndarray:
-    size = round(TILE_MM * SCENE_PX_PER_MM)
+    return tile_picture(tile, style, round(TILE_MM * SCENE_PX_PER_MM), variant)
+
+
+def tile_picture(tile: Tile, style: int, size_px: int, variant: int = 0) -> np.ndarray:
+    """The tile as it lies, ``size_px`` square, BGR, in art ``style`` of whichever family it is."""
     if is_box_style(style):
-        return draw_box_tile(tile, BoxStyle.from_seed(style), size, variant)
+        return draw_box_tile(tile, BoxStyle.from_seed(style), size_px, variant)
     if is_wide_style(style):
-        return draw_wide_tile(tile, WideStyle.from_seed(style), size, variant)
-    return draw_tile(tile, TileStyle.from_seed(style), size, variant)
+        return draw_wide_tile(tile, WideStyle.from_seed(style), size_px, variant)
+    return draw_tile(tile, TileStyle.from_seed(style), size_px, variant)
 
 
 def _paste_tile(canvas: np.ndarray, placed: PlacedTile, centre_mm: tuple[float, float]) -> None:
