@@ -36,10 +36,12 @@ import numpy as np
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.sim.art_box import BOX_STYLES
+from companion.sim.enrol_table import EnrolTable
+from companion.table.enrolment import Enrolment, EnrolmentCamera
 from companion.table.tracker import ACCEPT
 from companion.vision.gallery import Gallery
 from companion.vision.labels import MEEPLE_CLASSES
-from companion.vision.mat import CROP_PX
+from companion.vision.mat import CROP_PX, PX_PER_MM, TILE_PX
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import DEFAULT_MODEL, CellModel
 from models.cell_data import (
@@ -133,6 +135,33 @@ def enrolled_gallery(style: int) -> Gallery:
     return gallery
 
 
+def camera_enrolled_gallery(style: int, camera: int, seed: int) -> tuple[Gallery, int]:
+    """What the phone's enrolment page makes of one tile of each catalog type laid out on the
+    mat in art ``style`` under ``camera``: a person describes each tile the camera shows where a
+    tile lies (one the camera sees on bare felt is not described). Returns the gallery and how
+    many types it holds."""
+    table = EnrolTable(style, camera_seed=camera, seed=seed)
+    enrolment = Enrolment(Gallery())
+    eyes = EnrolmentCamera(enrolment)
+    for _ in range(30):  # the first settled scene
+        eyes.step(table.frame())
+        if enrolment.views:
+            break
+    described = 0
+    for cell, tile in table.truth.items():
+        x_mm, y_mm = table.scene.cell_centre_mm(cell)
+        shown = [
+            laid
+            for laid in enrolment.laid.values()
+            if max(abs(laid.centre[0] - x_mm * PX_PER_MM), abs(laid.centre[1] - y_mm * PX_PER_MM))
+            < TILE_PX / 4
+        ]
+        if shown:
+            enrolment.enrol(shown[0].cell, tile)
+            described += 1
+    return enrolment.gallery, described
+
+
 # the art a suite's games are drawn in: its styles and cameras
 ARTS = {
     "trained": (HELD_OUT_STYLES, HELD_OUT_CAMERAS),
@@ -142,7 +171,11 @@ ARTS = {
 
 
 def _game(
-    seed: int, art: str = "trained", enrol: bool = False, model_path: Path = DEFAULT_MODEL
+    seed: int,
+    art: str = "trained",
+    enrol: str | None = None,
+    model_path: Path = DEFAULT_MODEL,
+    fix: bool = False,
 ) -> dict[str, Any]:
     from companion.sim.play import read_game, simulated_game
 
@@ -151,6 +184,11 @@ def _game(
     styles, cameras = ARTS[art]
     style = styles[seed % len(styles)]
     camera = cameras[seed % len(cameras)]
+    gallery, enrolled = None, 0
+    if enrol == "folder":
+        gallery, enrolled = enrolled_gallery(style), len(load_catalog().tiles)
+    elif enrol == "camera":
+        gallery, enrolled = camera_enrolled_gallery(style, camera, seed)
     result = read_game(
         truth,
         model,
@@ -160,10 +198,12 @@ def _game(
         settled_only=True,
         meeple_model=MeepleModel(),
         answer_prompts=True,
-        gallery=enrolled_gallery(style) if enrol else None,
+        gallery=gallery,
+        fix_mistakes=fix,
     )
     truth_events = result.truth_events()
-    camera = result.camera_events()  # what the camera recorded; a person entered the rest
+    # what the camera recorded, kept or put right by a person; a person entered the rest
+    camera = result.camera_events() + result.corrected
     truth_tiles = {tuple(e["at"]): e for e in truth_events if e["event"] == "tile"}
     truth_meeples = [e for e in truth_events if e["event"] == "meeple"]
     read_tiles = [e for e in camera if e["event"] == "tile"]
@@ -180,6 +220,8 @@ def _game(
         "meeples": len(truth_meeples),
         "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
         "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
+        "types_enrolled": enrolled,
+        "corrections": len(result.corrected),  # camera events a person put right
         "answered": result.answered,  # events a person entered after a prompt
         "prompts": [p.code for p in result.prompts],
         "exact": result.exact,  # the whole record and the scores, with the person's answers
@@ -192,15 +234,16 @@ def evaluate_games(
     workers: int,
     first: int = FIRST_GAME,
     art: str = "trained",
-    enrol: bool = False,
+    enrol: str | None = None,
     model_path: Path = DEFAULT_MODEL,
+    fix: bool = False,
 ) -> dict[str, Any]:
     seeds = list(range(first, first + count))
     games = []
     started = time.monotonic()
     with ProcessPoolExecutor(workers) as pool:
         for done, game in enumerate(
-            pool.map(partial(_game, art=art, enrol=enrol, model_path=model_path), seeds), start=1
+            pool.map(partial(_game, art=art, enrol=enrol, model_path=model_path, fix=fix), seeds), start=1
         ):
             games.append(game)
             print(
@@ -225,6 +268,8 @@ def evaluate_games(
         "games_all_tiles_right": sum(g["tiles_right"] == g["tiles"] for g in games) / count,
         "games_exact": sum(g["exact"] for g in games) / count,
         "games_exact_unanswered": sum(g["exact"] and not g["answered"] for g in games) / count,
+        "types_enrolled_mean": sum(g["types_enrolled"] for g in games) / count,
+        "corrections": sum(g["corrections"] for g in games),
         "prompts": sum(len(g["prompts"]) for g in games),
         "answered": sum(g["answered"] for g in games),
         "per_game": games,
@@ -263,8 +308,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--enroll",
         "--enrol",
+        nargs="?",
+        const="folder",
+        choices=("folder", "camera"),
+        help="enrol one tile of each type in each game's art first: from clean pictures, as "
+        "companion enroll FOLDER does (the default), or laid out under the game's camera and "
+        "described on the phone (camera)",
+    )
+    parser.add_argument(
+        "--fix",
         action="store_true",
-        help="enrol one picture per tile type of each game's art first (as companion enroll does)",
+        help="a person puts right on the phone what the camera recorded wrong (else a game gone "
+        "astray is read no further); the camera's mistakes still count",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write the figures as JSON here too")
@@ -278,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report["meeples"], indent=1))
     if args.games:
         report["games"] = evaluate_games(
-            args.games, args.workers, args.first_game, art_of(args), args.enroll, args.model
+            args.games, args.workers, args.first_game, art_of(args), args.enroll, args.model, args.fix
         )
         print(json.dumps({k: v for k, v in report["games"].items() if k != "per_game"}, indent=1))
     if args.out:

@@ -11,11 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.games.base import Player, Setup
+from companion.games.base import IllegalEvent, Player, Setup
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import spots_of
-from companion.games.starwars.tiles import Tile
-from companion.sim.play import GameRead, enter_what_happened, read_game, simulated_game
+from companion.games.starwars.tiles import Tile, parse_tile
+from companion.sim.play import GameRead, enter_what_happened, fix_what_went_wrong, read_game, simulated_game
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
@@ -69,6 +69,37 @@ def test_the_person_of_the_suite_enters_what_was_missed_but_not_the_end(model: C
     assert result.read_events() == events[:-1]
     assert all(e["meta"] == {"source": "phone"} for e in link.events[1:])
 
+
+
+def test_the_person_puts_right_what_the_camera_recorded_wrong(model: CellModel) -> None:
+    """With ``fix_mistakes`` the suite's person takes back what followed the last right event
+    and enters what happened; the camera's wrong events are kept for the suite to count."""
+    truth = simulated_game(seed=3, players=2, tiles=8)
+    link = EngineLink(truth.setup)
+    result = GameRead(truth, link, Tracker(link, model.labels), 0)
+    events = result.truth_events()
+    assert events[1]["event"] == "tile"
+    link.add({**events[0], "meta": {"source": "camera"}})
+    wrong = None
+    for quarter in range(1, 4):  # the second tile, misread as turned
+        turned = parse_tile(events[1]["tile"]).rotated(quarter).to_json()
+        try:
+            link.add({**events[1], "tile": turned, "meta": {"source": "camera"}})
+        except IllegalEvent:
+            continue
+        wrong = {**events[1], "tile": turned}
+        break
+    assert wrong is not None and wrong != events[1]
+    fix_what_went_wrong(result, 3)
+    assert result.read_events() == events[:3]
+    assert result.corrected == [wrong]
+    assert [e["meta"]["source"] for e in link.events] == ["camera", "phone", "phone"]
+    as_happened = EngineLink(truth.setup)
+    for event in events[:3]:
+        as_happened.add(event)
+    assert link.game.scores() == as_happened.game.scores()
+    fix_what_went_wrong(result, 3)  # nothing is wrong now: nothing changes
+    assert result.corrected == [wrong] and len(link.events) == 3
 
 # --- a small table for the bad-input cases ---------------------------------------------------
 

@@ -8,7 +8,8 @@ import pytest
 from companion.games.starwars.catalog import load_catalog
 from companion.sim.art_box import is_box_style
 from companion.sim.art_wide import is_wide_style
-from models.evaluate import ARTS, enrolled_gallery, main
+from companion.sim.enrol_table import EnrolTable
+from models.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, main
 
 
 def test_both_unseen_arts_at_once_are_refused_with_a_reason() -> None:
@@ -31,3 +32,14 @@ def test_the_enrolled_gallery_holds_one_picture_of_each_type(art: str) -> None:
     styles, _ = ARTS[art]
     gallery = enrolled_gallery(styles[0])
     assert len(gallery) == len(load_catalog().tiles)
+
+
+def test_a_box_laid_out_under_the_camera_is_enrolled_as_described() -> None:
+    """``--enroll camera``: the tiles the camera finds where tiles lie are described on the
+    phone, each as it lies: the gallery then holds every way each of them may lie."""
+    styles, cameras = ARTS["wide"]
+    gallery, described = camera_enrolled_gallery(styles[0], cameras[0], seed=0)
+    assert described == len(load_catalog().tiles) == len(gallery)
+    table = EnrolTable(styles[0], camera_seed=cameras[0], seed=0)
+    ways = {tile.rotated(q) for tile in table.truth.values() for q in range(4)}
+    assert set(gallery._tiles) == ways

@@ -34,6 +34,8 @@ class GameRead:
     prompts: list[Prompt] = field(default_factory=list)  # every prompt raised along the way
     seconds: float = 0.0
     answered: int = 0  # events a person entered on the phone after a prompt
+    # events the camera recorded wrong that a person took back on the phone (``fix_mistakes``)
+    corrected: list[dict[str, Any]] = field(default_factory=list)
 
     def camera_events(self) -> list[dict[str, Any]]:
         """The events the camera recorded (not those a person entered), without their meta."""
@@ -81,12 +83,15 @@ def read_game(
     meeple_model: MeepleModel | None = None,
     answer_prompts: bool = False,
     gallery: Gallery | None = None,
+    fix_mistakes: bool = False,
 ) -> GameRead:
     """Play ``truth`` on the simulated table and read it back from the frames. With
     ``settled_only`` each settled scene is read directly from the mean of its still frames, as
     the watcher reads it, skipping motion. With ``answer_prompts`` a person answers every prompt
     by entering what really happened, as the phone lets them, so that one unsure reading does
-    not throw the rest of the game off. ``gallery``: the user's enrolled tiles, if any."""
+    not throw the rest of the game off. With ``fix_mistakes`` that person also puts right, on the
+    phone, what the camera recorded wrong, once it happened (else a game gone astray is read no
+    further). ``gallery``: the user's enrolled tiles, if any."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice, gallery=gallery)
@@ -102,18 +107,24 @@ def read_game(
         for prompt in tracker.open_prompts():
             if prompt not in result.prompts:
                 result.prompts.append(prompt)
+        if fix_mistakes:
+            fix_what_went_wrong(result, shot.truth_events - len(shot.dice))
         if answer_prompts and tracker.open_prompts():  # before anyone rolls for the battle
             result.answered += enter_what_happened(result, shot.truth_events - len(shot.dice))
         table.dice.queue.extend(shot.dice)
         tracker.poll_dice()
         if tracker.held_rolls:  # rolls for a battle the record lacks
             result.prompts += [p for p in tracker.open_prompts() if p not in result.prompts]
+            if fix_mistakes:
+                fix_what_went_wrong(result, shot.truth_events)
             if answer_prompts:
                 result.answered += enter_what_happened(result, shot.truth_events)
                 tracker.poll_dice()
         result.frames = number + 1
         if on_frame is not None:
             on_frame(number)
+    if fix_mistakes:
+        fix_what_went_wrong(result, len(truth.events))
     if answer_prompts and tracker.open_prompts():
         result.answered += enter_what_happened(result, len(truth.events))
     # the last tile is down: a player says so on the phone ("end"), which scores the game
@@ -123,6 +134,31 @@ def read_game(
         result.prompts.append(Prompt("not-allowed", f"the game could not end: {error.reason}"))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def fix_what_went_wrong(result: GameRead, happened: int) -> None:
+    """A person at the table puts the record right on the phone, where it went astray from the
+    first ``happened`` events: what follows the last right event is taken back (the camera's
+    events among it are kept in ``result.corrected``) and what really happened is entered, rolls
+    included (the trays reported them once already)."""
+    truth = result.truth_events()[:happened]
+    read = result.read_events()
+    agree = next(
+        (k for k, (a, b) in enumerate(zip(read, truth, strict=False)) if a != b), min(len(read), len(truth))
+    )
+    if agree == len(read):
+        return  # nothing wrong; what is missing is asked about, and answered by enter_what_happened
+    for event in result.link.keep_first(agree):
+        if event.get("meta", {}).get("source") == "camera":
+            result.corrected.append({k: v for k, v in event.items() if k != "meta"})
+    for event in truth[agree:]:
+        if event["event"] == "end":
+            break
+        try:
+            result.link.add({**event, "meta": {"source": "phone"}})
+        except IllegalEvent:
+            break
+        result.answered += 1
 
 
 def enter_what_happened(result: GameRead, happened: int) -> int:

@@ -23,6 +23,15 @@ class EngineLink:
         self.game.apply(StarWarsGame.parse_event(event))  # IllegalEvent leaves the game unchanged
         self.events.append(event)
 
+    def keep_first(self, count: int) -> list[dict[str, Any]]:
+        """Take back every event after the first ``count``, as corrections on the phone would;
+        returns those taken back."""
+        kept, dropped = self.events[:count], self.events[count:]
+        self.game, self.events = StarWarsGame(self.game.setup), []
+        for event in kept:
+            self.add(event)
+        return dropped
+
 
 class TableLink:
     """The live table: events are stored durably and shown on every phone."""
