@@ -15,7 +15,12 @@ Two levels, both with onnxruntime only (no torch):
 
 ``--first-game`` reads other held-out games (the default is seed 9 000 on); ``--box-art`` draws
 their tiles in the second family of art, which no model was trained on (issue 5), and
-``--enroll`` gives the companion one picture of each tile type in that art first. ``--wide-art``
+``--enroll`` gives the companion one picture of each tile type in that art first (``--enroll
+camera``: one tile of each type laid out under the game's camera and described on the phone, as
+the enrolment page does). ``--fix`` has the person also put right on the phone what the camera
+recorded wrong, so that one mistake does not end the reading of a game; the camera's mistakes
+still count. ``--enrol-tables N`` lays a box out for enrolment on N tables in each art and counts
+how often the enrolment page shows it whole. ``--wide-art``
 draws them in held-out styles of the third family, which the shipped cell model was not trained
 on either: art to develop readers of unseen art on, keeping the box art a test.
 """
@@ -33,8 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from companion.games.base import Cell
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
+from companion.games.starwars.tiles import Tile
 from companion.sim.art_box import BOX_STYLES
 from companion.sim.enrol_table import EnrolTable
 from companion.table.enrolment import Enrolment, EnrolmentCamera
@@ -135,11 +142,10 @@ def enrolled_gallery(style: int) -> Gallery:
     return gallery
 
 
-def camera_enrolled_gallery(style: int, camera: int, seed: int) -> tuple[Gallery, int]:
-    """What the phone's enrolment page makes of one tile of each catalog type laid out on the
-    mat in art ``style`` under ``camera``: a person describes each tile the camera shows where a
-    tile lies (one the camera sees on bare felt is not described). Returns the gallery and how
-    many types it holds."""
+def laid_out_box(style: int, camera: int, seed: int) -> tuple[EnrolTable, Enrolment, dict[Cell, Tile]]:
+    """One tile of each catalog type laid out on the mat in art ``style`` under ``camera``, as the
+    enrolment page first sees it; and which of the tiles it shows (by their cells) lie where a
+    tile really lies, with that tile as it lies. The rest it shows are bare felt."""
     table = EnrolTable(style, camera_seed=camera, seed=seed)
     enrolment = Enrolment(Gallery())
     eyes = EnrolmentCamera(enrolment)
@@ -147,19 +153,50 @@ def camera_enrolled_gallery(style: int, camera: int, seed: int) -> tuple[Gallery
         eyes.step(table.frame())
         if enrolment.views:
             break
-    described = 0
+    real: dict[Cell, Tile] = {}
     for cell, tile in table.truth.items():
         x_mm, y_mm = table.scene.cell_centre_mm(cell)
-        shown = [
-            laid
-            for laid in enrolment.laid.values()
-            if max(abs(laid.centre[0] - x_mm * PX_PER_MM), abs(laid.centre[1] - y_mm * PX_PER_MM))
-            < TILE_PX / 4
-        ]
-        if shown:
-            enrolment.enrol(shown[0].cell, tile)
-            described += 1
-    return enrolment.gallery, described
+        for laid in enrolment.laid.values():
+            if (
+                max(abs(laid.centre[0] - x_mm * PX_PER_MM), abs(laid.centre[1] - y_mm * PX_PER_MM))
+                < TILE_PX / 4
+            ):
+                real[laid.cell] = tile
+                break
+    return table, enrolment, real
+
+
+def camera_enrolled_gallery(style: int, camera: int, seed: int) -> tuple[Gallery, int]:
+    """What the phone's enrolment page makes of a box laid out under the camera: a person
+    describes each tile it shows where a tile lies. Returns the gallery and how many types it
+    holds."""
+    _, enrolment, real = laid_out_box(style, camera, seed)
+    for cell, tile in real.items():
+        enrolment.enrol(cell, tile)
+    return enrolment.gallery, len(real)
+
+
+def evaluate_enrolment(count: int, first: int = FIRST_GAME) -> dict[str, Any]:
+    """How often the enrolment page shows a laid-out box whole (every tile found, nothing on bare
+    felt shown as a tile), over ``count`` tables in each art."""
+    report: dict[str, Any] = {}
+    for art, (styles, cameras) in ARTS.items():
+        whole = missed = extra = 0
+        for seed in range(first, first + count):
+            table, enrolment, real = laid_out_box(
+                styles[seed % len(styles)], cameras[seed % len(cameras)], seed
+            )
+            missed += len(table.truth) - len(real)
+            extra += len(enrolment.laid) - len(real)
+            whole += len(real) == len(table.truth) == len(enrolment.laid)
+        report[art] = {
+            "tables": count,
+            "whole": whole,
+            "tiles_missed": missed,
+            "tiles": count * len(load_catalog().tiles),
+            "felt_shown_as_tile": extra,
+        }
+    return report
 
 
 # the art a suite's games are drawn in: its styles and cameras
@@ -203,11 +240,11 @@ def _game(
     )
     truth_events = result.truth_events()
     # what the camera recorded, kept or put right by a person; a person entered the rest
-    camera = result.camera_events() + result.corrected
+    recorded = result.camera_events() + result.corrected
     truth_tiles = {tuple(e["at"]): e for e in truth_events if e["event"] == "tile"}
     truth_meeples = [e for e in truth_events if e["event"] == "meeple"]
-    read_tiles = [e for e in camera if e["event"] == "tile"]
-    read_meeples = [e for e in camera if e["event"] == "meeple"]
+    read_tiles = [e for e in recorded if e["event"] == "tile"]
+    read_meeples = [e for e in recorded if e["event"] == "meeple"]
     return {
         "seed": seed,
         "tiles": len(truth_tiles),
@@ -321,6 +358,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a person puts right on the phone what the camera recorded wrong (else a game gone "
         "astray is read no further); the camera's mistakes still count",
     )
+    parser.add_argument(
+        "--enrol-tables",
+        type=int,
+        default=0,
+        help="boxes laid out for enrolment, in each art: how often the page shows the box whole",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write the figures as JSON here too")
     args = parser.parse_args(argv)
@@ -331,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.meeples:
         report["meeples"] = evaluate_meeples(args.meeples)
         print(json.dumps(report["meeples"], indent=1))
+    if args.enrol_tables:
+        report["enrolment"] = evaluate_enrolment(args.enrol_tables, args.first_game)
+        print(json.dumps(report["enrolment"], indent=1))
     if args.games:
         report["games"] = evaluate_games(
             args.games, args.workers, args.first_game, art_of(args), args.enroll, args.model, args.fix

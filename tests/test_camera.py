@@ -70,7 +70,6 @@ def test_the_person_of_the_suite_enters_what_was_missed_but_not_the_end(model: C
     assert all(e["meta"] == {"source": "phone"} for e in link.events[1:])
 
 
-
 def test_the_person_puts_right_what_the_camera_recorded_wrong(model: CellModel) -> None:
     """With ``fix_mistakes`` the suite's person takes back what followed the last right event
     and enters what happened; the camera's wrong events are kept for the suite to count."""
@@ -100,6 +99,7 @@ def test_the_person_puts_right_what_the_camera_recorded_wrong(model: CellModel) 
     assert link.game.scores() == as_happened.game.scores()
     fix_what_went_wrong(result, 3)  # nothing is wrong now: nothing changes
     assert result.corrected == [wrong] and len(link.events) == 3
+
 
 # --- a small table for the bad-input cases ---------------------------------------------------
 

@@ -9,7 +9,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.sim.art_box import is_box_style
 from companion.sim.art_wide import is_wide_style
 from companion.sim.enrol_table import EnrolTable
-from models.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, main
+from models.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, evaluate_enrolment, main
 
 
 def test_both_unseen_arts_at_once_are_refused_with_a_reason() -> None:
@@ -43,3 +43,19 @@ def test_a_box_laid_out_under_the_camera_is_enrolled_as_described() -> None:
     table = EnrolTable(styles[0], camera_seed=cameras[0], seed=0)
     ways = {tile.rotated(q) for tile in table.truth.values() for q in range(4)}
     assert set(gallery._tiles) == ways
+
+
+def test_the_enrolment_tables_count_what_the_page_shows() -> None:
+    """``--enrol-tables``: a box the page shows whole counts as whole; one shown with bare felt
+    as a tile does not, and the felt is counted."""
+    report = evaluate_enrolment(1)
+    assert set(report) == set(ARTS)
+    assert report["trained"] == {
+        "tables": 1,
+        "whole": 1,
+        "tiles_missed": 0,
+        "tiles": 35,
+        "felt_shown_as_tile": 0,
+    }
+    wide = report["wide"]  # this table's light makes a patch of felt look like a tile
+    assert wide["whole"] == 0 and wide["tiles_missed"] == 0 and wide["felt_shown_as_tile"] >= 1
