@@ -258,7 +258,7 @@ def _game(
         "meeples_right": sum(1 for e in read_meeples if e in truth_meeples),
         "meeples_wrong": sum(1 for e in read_meeples if e not in truth_meeples),
         "types_enrolled": enrolled,
-        "corrections": len(result.corrected),  # camera events a person put right
+        "corrections": len(result.corrected),  # camera events a person took back
         "answered": result.answered,  # events a person entered after a prompt
         "prompts": [p.code for p in result.prompts],
         "exact": result.exact,  # the whole record and the scores, with the person's answers

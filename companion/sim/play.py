@@ -34,7 +34,8 @@ class GameRead:
     prompts: list[Prompt] = field(default_factory=list)  # every prompt raised along the way
     seconds: float = 0.0
     answered: int = 0  # events a person entered on the phone after a prompt
-    # events the camera recorded wrong that a person took back on the phone (``fix_mistakes``)
+    # the camera's events a person took back on the phone (``fix_mistakes``): each wrong one and
+    # any it recorded after it
     corrected: list[dict[str, Any]] = field(default_factory=list)
 
     def camera_events(self) -> list[dict[str, Any]]:
