@@ -313,3 +313,39 @@ def test_the_gallery_knows_when_a_type_the_rules_allow_has_no_picture() -> None:
         tracker.learning.gallery.add(box_picture(tile), tile)
     every = tracker.learning.read(engine, cell, window)  # type: ignore[arg-type]
     assert every is not None and not every.unseen_rivals and every.tile == kind.rotated(turns)
+
+
+def felt_reading(cell: tuple[int, int], window: np.ndarray) -> CellReading:
+    """A reading by a model sure the cell is bare felt, as on art it never saw."""
+    probs = np.zeros(len(LABELS.classes), np.float32)
+    probs[LABELS.classes.index("empty")] = 0.99
+    none = tuple(1.0 if name == "none" else 0.0 for name in MEEPLE_CLASSES)
+    spots = tuple(SpotReading(spot, "none", 1.0, none) for spot in LABELS.spots)
+    return CellReading(cell, probs, spots, np.zeros(1, np.float32), window)
+
+
+def test_a_tile_is_called_gone_only_when_its_window_no_longer_shows_it() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS)
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    start_window = window_of(box_picture(START), seed=1)
+    tracker.observe(Observation([reading_of((0, 0), start_window, misread)]))
+    link.add(
+        {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
+    )
+    assert tracker.learning.art.familiar is False
+    # the model, which does not know this art, now takes the start tile for felt
+    same = window_of(box_picture(START), seed=7)  # the same tile, another frame's noise
+    with_meeple = same.copy()
+    cv2.circle(with_meeple, (CROP_PX // 2 + 6, CROP_PX // 2 - 4), 5, (40, 40, 200), -1)
+    bare = window_of(np.full((96, 96, 3), (70, 120, 80), np.uint8), seed=8)  # felt where it lay
+    assert tracker.learning.still_there((0, 0), same) and tracker.learning.still_there((0, 0), with_meeple)
+    assert not tracker.learning.still_there((0, 0), window_of(box_picture(misread), seed=9))  # another tile
+    for window in (same, with_meeple):
+        tracker.observe(Observation([felt_reading((0, 0), window)]))
+        assert "tile-gone" not in {p.code for p in tracker.open_prompts()}
+    tracker.observe(Observation([felt_reading((0, 0), bare)]))
+    assert "tile-gone" in {p.code for p in tracker.open_prompts()}
+    # a tile whose window the camera never kept (entered on the phone alone) is the model's word
+    assert not tracker.learning.still_there((5, 5), same)

@@ -54,6 +54,24 @@ def test_a_route_shows_along_its_sides_and_not_across() -> None:
         assert lane_pixels(ROUTE_NS, style) >= 20 and lane_pixels(ROUTE_EW, style) == 0
 
 
+def test_one_field_across_the_tile_looks_unlike_two_fields_on_the_same_sides() -> None:
+    # players score a field by what it joins, so a print shows it: rocks through the middle
+    middle = (slice(SIZE * 3 // 8, SIZE * 5 // 8), slice(SIZE * 3 // 8, SIZE * 5 // 8))
+
+    def rock_pixels(tile: Tile, style: BoxStyle, variant: int) -> int:
+        patch = draw_box_tile(tile, style, SIZE, variant)[middle].astype(float)
+        return int((np.linalg.norm(patch - np.array(style.rock, float), axis=2) < 50).sum())
+
+    for joined, apart in (("NS", ("N", "S")), ("NE", ("N", "E"))):
+        one = parse_tile({"features": [{"kind": "asteroid", "edges": joined}]})
+        two = parse_tile({"features": [{"kind": "asteroid", "edges": side} for side in apart]})
+        for seed in BOX_STYLES[:4]:
+            style = BoxStyle.from_seed(seed)
+            rocks_one = [rock_pixels(one, style, variant) for variant in range(4)]
+            rocks_two = [rock_pixels(two, style, variant) for variant in range(4)]
+            assert min(rocks_one) >= 20 and max(rocks_two) == 0, (joined, seed, rocks_one, rocks_two)
+
+
 def test_the_renderer_draws_box_styles_with_the_box_art() -> None:
     renderer = Renderer(Camera.from_seed(500_001))
     board = STANDARD_MAT.board

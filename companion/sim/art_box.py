@@ -98,21 +98,44 @@ def _rocks(canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.
         for _ in range(style.rock_count):
             t = rng.uniform(-0.42, 0.42)
             depth = 0.26 * rng.random() ** 1.5
-            cx, cy = mx + ax * t + ix * depth, my + ay * t + iy * depth
-            radius = rng.uniform(0.025, 0.05)
-            corners = rng.integers(5, 8)
-            angles = np.sort(rng.uniform(0, 2 * math.pi, corners))
-            poly = [
-                unit_point(
-                    cx + math.cos(a) * radius * rng.uniform(0.6, 1.0),
-                    cy + math.sin(a) * radius * rng.uniform(0.6, 1.0),
-                    size,
-                )
-                for a in angles
-            ]
-            shade = rng.uniform(0.7, 1.3)
-            colour = tuple(int(min(255, c * shade)) for c in style.rock)
-            cv2.fillPoly(canvas, [np.array(poly, np.int32)], colour, cv2.LINE_AA)
+            _rock(canvas, (mx + ax * t + ix * depth, my + ay * t + iy * depth), style, rng, size)
+
+
+def _rocks_joining(
+    canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.random.Generator
+) -> None:
+    """A field that reaches several sides is one field: a drift of rocks runs from each of its
+    sides through the middle, so it does not look like separate fields along the same sides
+    (players score a field by what it joins, so a print shows it)."""
+    size = canvas.shape[0]
+    for side in sides:
+        mx, my = SIDE_MID[side]
+        ax, ay = SIDE_ALONG[side]
+        for _ in range(max(4, style.rock_count * 2 // 3)):
+            t = rng.uniform(0.15, 1.1)  # from near the side to just past the middle
+            wobble = rng.uniform(-0.12, 0.12)
+            cx, cy = mx + (0.5 - mx) * t + ax * wobble, my + (0.5 - my) * t + ay * wobble
+            _rock(canvas, (cx, cy), style, rng, size)
+
+
+def _rock(
+    canvas: np.ndarray, centre: tuple[float, float], style: BoxStyle, rng: np.random.Generator, size: int
+) -> None:
+    cx, cy = centre
+    radius = rng.uniform(0.025, 0.05)
+    corners = rng.integers(5, 8)
+    angles = np.sort(rng.uniform(0, 2 * math.pi, corners))
+    poly = [
+        unit_point(
+            cx + math.cos(a) * radius * rng.uniform(0.6, 1.0),
+            cy + math.sin(a) * radius * rng.uniform(0.6, 1.0),
+            size,
+        )
+        for a in angles
+    ]
+    shade = rng.uniform(0.7, 1.3)
+    colour = tuple(int(min(255, c * shade)) for c in style.rock)
+    cv2.fillPoly(canvas, [np.array(poly, np.int32)], colour, cv2.LINE_AA)
 
 
 def _lane(canvas: np.ndarray, start: tuple[float, float], style: BoxStyle) -> None:
@@ -213,6 +236,8 @@ def _draw_upright(tile: Tile, style: BoxStyle, size_px: int, variant: int) -> np
     for feature in tile.features:
         if feature.kind == ASTEROID:
             _rocks(canvas, feature.sides, style, rng)
+            if len(feature.sides) > 1:
+                _rocks_joining(canvas, feature.sides, style, rng)
     for feature in tile.features:
         if feature.kind == ROUTE:
             for side in feature.sides:

@@ -158,8 +158,8 @@ class Tracker:
             self.learning.art.start_read(self._lyings[best] if chance >= DOMINANT else None, chance >= ACCEPT)
         new_tiles: list[CellReading] = []
         for reading in readings.values():
-            if self._is_empty(reading):  # a window kept for a tile taken away no longer shows it
-                self.learning.forget(reading.cell)
+            if self._is_empty(reading) and not self.learning.still_there(reading.cell, reading.window):
+                self.learning.forget(reading.cell)  # a window kept for a tile taken away no longer shows it
             elif reading.cell not in engine.board.tiles:
                 new_tiles.append(reading)
         if len(new_tiles) > 1:
@@ -181,7 +181,8 @@ class Tracker:
             if tile is None:
                 continue
             best, confidence = reading.best()
-            if self.labels.classes[best] == EMPTY and confidence >= ACCEPT:
+            gone = self.labels.classes[best] == EMPTY and confidence >= ACCEPT
+            if gone and not self.learning.still_there(reading.cell, reading.window):
                 self._prompt(
                     "tile-gone", f"the tile at {_at(reading.cell)} has gone: put it back", (reading.cell,)
                 )

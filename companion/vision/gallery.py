@@ -85,6 +85,9 @@ def edges(image: np.ndarray) -> np.ndarray:
 
 # how far from its cell's centre a tile may lie and still be found, pixels each way
 FIND_PX = 6
+# A camera's picture is softer than a print's: both are blurred alike before they are aligned.
+ALIGN_BLUR = 1.0
+NUDGE_PX = 3  # how far a tile may be nudged and still be the same sight
 
 
 def _outline() -> np.ndarray:
@@ -116,6 +119,38 @@ def tile_of_window(window: np.ndarray) -> np.ndarray:
     return window[y : y + TILE_PX, x : x + TILE_PX]
 
 
+def aligner(square: np.ndarray) -> np.ndarray:
+    """What a tile's square is aligned by: its grey picture, blurred (grey is as good as colour
+    for where a tile lies, at a third of the cost)."""
+    return cv2.GaussianBlur(cv2.cvtColor(square, cv2.COLOR_BGR2GRAY), (0, 0), ALIGN_BLUR)
+
+
+def corner_for(window_aligner: np.ndarray, picture_aligner: np.ndarray) -> tuple[int, int]:
+    """Where a picture's tile would start in a window (x, y) if the window showed that tile:
+    the best fit of the picture within ``FIND_PX`` of the centre."""
+    rim = (window_aligner.shape[0] - TILE_PX) // 2
+    fit = cv2.matchTemplate(window_aligner, picture_aligner, cv2.TM_CCOEFF_NORMED)
+    near = fit[rim - FIND_PX : rim + FIND_PX + 1, rim - FIND_PX : rim + FIND_PX + 1]
+    _, _, _, (x, y) = cv2.minMaxLoc(near)
+    return rim - FIND_PX + x, rim - FIND_PX + y
+
+
+def same_sight(before: np.ndarray, after: np.ndarray) -> float:
+    """How alike two camera windows of one cell are, -1 to 1: the normalised correlation of the
+    cell's middle before, grey and blurred, with the window after, at the best of the places up
+    to ``NUDGE_PX`` off (a tile is nudged as people lay tiles beside it). Needs no model, so it
+    holds for any art: a tile still lying there scores high (a meeple stood on it hides a little
+    of it), bare felt where it lay about 0."""
+    rim = (CROP_PX - TILE_PX) // 2
+    middle = aligner(before)[rim : rim + TILE_PX, rim : rim + TILE_PX]
+    around = aligner(after)[
+        rim - NUDGE_PX : rim + TILE_PX + NUDGE_PX, rim - NUDGE_PX : rim + TILE_PX + NUDGE_PX
+    ]
+    if float(middle.std()) == 0.0:
+        return 0.0
+    return float(cv2.matchTemplate(around, middle, cv2.TM_CCOEFF_NORMED).max())
+
+
 def square_of_picture(picture: np.ndarray) -> np.ndarray:
     """A picture of one tile, any size, as a tile's square."""
     return cv2.resize(picture, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
@@ -128,6 +163,7 @@ class Gallery:
         self.folder = folder
         self._likeness = likeness  # loaded on first use: an empty gallery needs no model
         self._templates: list[np.ndarray] = []  # each picture's vector, one per way it may lie
+        self._aligners: list[np.ndarray] = []  # each picture as it lies, to find it in a window
         self._tiles: list[Tile] = []  # as each template lies
         self._names: list[str] = []  # each template's picture
         self.skipped: list[str] = []
@@ -188,6 +224,7 @@ class Gallery:
         keep = [k for k, kept in enumerate(self._names) if kept != name]
         if len(keep) != len(self._names):
             self._templates = [self._templates[k] for k in keep]
+            self._aligners = [self._aligners[k] for k in keep]
             self._tiles = [self._tiles[k] for k in keep]
             self._names = [self._names[k] for k in keep]
         if self.folder is not None:
@@ -221,6 +258,7 @@ class Gallery:
         for k, (_, tile, name) in enumerate(pictures):
             for quarter_turns in range(4):
                 self._templates.append(vectors[4 * k + quarter_turns])
+                self._aligners.append(aligner(turned[4 * k + quarter_turns]))
                 self._tiles.append(tile.rotated(quarter_turns))
                 self._names.append(name)
 
@@ -233,26 +271,56 @@ class Gallery:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
         among the ways of lying ``allowed`` keeps; None when there are none to match.
         ``rivals``: every way of lying that might lie there; any the gallery has no picture of
-        makes the match ``unseen_rivals``."""
-        return self.match_square(tile_of_window(window), allowed, rivals)
+        makes the match ``unseen_rivals``.
+
+        Each picture is compared with the square cut where that picture fits the window best.
+        A tile's own outline is not always the strongest square of edges in its window (a print
+        with straight lanes near its sides fools it), and a square cut a few pixels off is a
+        different picture to the likeness."""
+        if window.shape[:2] != (CROP_PX, CROP_PX):
+            raise ValueError(f"a window is {CROP_PX} px square, not {window.shape[:2]}")
+        with self._lock:  # one snapshot: pictures added meanwhile neither compete nor count
+            tiles, templates_kept, aligners = list(self._tiles), list(self._templates), list(self._aligners)
+        candidates = self._candidates(tiles, allowed)
+        if not candidates:
+            return None
+        seen = aligner(window)
+        corners = [corner_for(seen, aligners[k]) for k in candidates]
+        places = sorted(set(corners))
+        vectors = self.likeness.vectors(
+            np.stack([window[y : y + TILE_PX, x : x + TILE_PX] for x, y in places])
+        )
+        at = {place: vectors[k] for k, place in enumerate(places)}
+        fits = [float(templates_kept[k] @ at[corner]) for k, corner in zip(candidates, corners, strict=True)]
+        return self._verdict(tiles, candidates, fits, rivals)
 
     def match_square(
         self, square: np.ndarray, allowed: Callable[[Tile], bool] | None = None, rivals: Iterable[Tile] = ()
     ) -> GalleryMatch | None:
-        """The reading of a tile's square cut from a window (``tile_of_window``)."""
-        with self._lock:  # one snapshot: pictures added meanwhile neither compete nor count
+        """The reading of a tile's square already cut from a window (``tile_of_window``)."""
+        with self._lock:
             tiles, templates_kept = list(self._tiles), list(self._templates)
+        candidates = self._candidates(tiles, allowed)
+        if not candidates:
+            return None
+        seen = self.likeness.vectors(square[None])[0]
+        fits = (np.stack([templates_kept[k] for k in candidates]) @ seen).tolist()
+        return self._verdict(tiles, candidates, fits, rivals)
+
+    @staticmethod
+    def _candidates(tiles: list[Tile], allowed: Callable[[Tile], bool] | None) -> list[int]:
         verdicts: dict[Tile, bool] = {}  # the same tile lies in many templates
         for tile in tiles:
             if tile not in verdicts:
                 verdicts[tile] = allowed is None or allowed(tile)
-        candidates = [k for k, tile in enumerate(tiles) if verdicts[tile]]
-        if not candidates:
-            return None
-        seen = self.likeness.vectors(square[None])[0]
-        fits = np.stack([templates_kept[k] for k in candidates]) @ seen
+        return [k for k, tile in enumerate(tiles) if verdicts[tile]]
+
+    @staticmethod
+    def _verdict(
+        tiles: list[Tile], candidates: list[int], fits: list[float], rivals: Iterable[Tile]
+    ) -> GalleryMatch:
         best: dict[Tile, float] = {}
-        for k, score in zip(candidates, fits.tolist(), strict=True):
+        for k, score in zip(candidates, fits, strict=True):
             tile = tiles[k]
             if score > best.get(tile, -1.0):
                 best[tile] = score
