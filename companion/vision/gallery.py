@@ -88,6 +88,7 @@ FIND_PX = 6
 # A camera's picture is softer than a print's: both are blurred alike before they are aligned.
 ALIGN_BLUR = 1.0
 NUDGE_PX = 3  # how far a tile may be nudged and still be the same sight
+PLACES = 6  # squares cut from one window at most: where the best-fitting pictures lie
 
 
 def _outline() -> np.ndarray:
@@ -125,14 +126,19 @@ def aligner(square: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.cvtColor(square, cv2.COLOR_BGR2GRAY), (0, 0), ALIGN_BLUR)
 
 
-def corner_for(window_aligner: np.ndarray, picture_aligner: np.ndarray) -> tuple[int, int]:
-    """Where a picture's tile would start in a window (x, y) if the window showed that tile:
-    the best fit of the picture within ``FIND_PX`` of the centre."""
+def corner_for(window_aligner: np.ndarray, picture_aligner: np.ndarray) -> tuple[tuple[int, int], float]:
+    """Where a picture's tile would start in a window (x, y) if the window showed that tile, and
+    how well it fits there: the best fit of the picture within ``FIND_PX`` of the centre."""
     rim = (window_aligner.shape[0] - TILE_PX) // 2
     fit = cv2.matchTemplate(window_aligner, picture_aligner, cv2.TM_CCOEFF_NORMED)
     near = fit[rim - FIND_PX : rim + FIND_PX + 1, rim - FIND_PX : rim + FIND_PX + 1]
-    _, _, _, (x, y) = cv2.minMaxLoc(near)
-    return rim - FIND_PX + x, rim - FIND_PX + y
+    _, best, _, (x, y) = cv2.minMaxLoc(near)
+    return (rim - FIND_PX + x, rim - FIND_PX + y), float(best)
+
+
+def nearest(place: tuple[int, int], kept: list[tuple[int, int]]) -> tuple[int, int]:
+    """The place in ``kept`` fewest pixels from ``place``, along either axis."""
+    return min(kept, key=lambda other: max(abs(other[0] - place[0]), abs(other[1] - place[1])))
 
 
 def same_sight(before: np.ndarray, after: np.ndarray) -> float:
@@ -285,13 +291,23 @@ class Gallery:
         if not candidates:
             return None
         seen = aligner(window)
-        corners = [corner_for(seen, aligners[k]) for k in candidates]
-        places = sorted(set(corners))
+        found = [corner_for(seen, aligners[k]) for k in candidates]
+        # the likeness costs far more than aligning: only the places the best-fitting pictures
+        # chose are cut; a picture that chose another is compared at the nearest of those
+        places: list[tuple[int, int]] = []
+        for place, _ in sorted(found, key=lambda item: item[1], reverse=True):
+            if place not in places:
+                places.append(place)
+            if len(places) == PLACES:
+                break
         vectors = self.likeness.vectors(
             np.stack([window[y : y + TILE_PX, x : x + TILE_PX] for x, y in places])
         )
         at = {place: vectors[k] for k, place in enumerate(places)}
-        fits = [float(templates_kept[k] @ at[corner]) for k, corner in zip(candidates, corners, strict=True)]
+        fits = [
+            float(templates_kept[k] @ at[place if place in at else nearest(place, places)])
+            for k, (place, _) in zip(candidates, found, strict=True)
+        ]
         return self._verdict(tiles, candidates, fits, rivals)
 
     def match_square(
