@@ -188,11 +188,15 @@ def test_the_art_is_trusted_only_once_it_shows_itself_familiar() -> None:
     assert entered.familiar is True
 
 
-def reading_of(cell: tuple[int, int], window: np.ndarray, believed: Tile) -> CellReading:
-    """A reading by a model sure of the wrong tile, as on art it never saw."""
+def reading_of(cell: tuple[int, int], window: np.ndarray, believed: Tile | None) -> CellReading:
+    """A reading by a model sure of the wrong tile, as on art it never saw (None: sure the cell
+    is bare felt)."""
     probs = np.zeros(len(LABELS.classes), np.float32)
-    probs[LABELS.classes.index(believed.to_json())] = 0.97
-    probs[LABELS.classes.index("empty")] = 0.03
+    if believed is None:
+        probs[LABELS.classes.index("empty")] = 0.99
+    else:
+        probs[LABELS.classes.index(believed.to_json())] = 0.97
+        probs[LABELS.classes.index("empty")] = 0.03
     none = tuple(1.0 if name == "none" else 0.0 for name in MEEPLE_CLASSES)
     spots = tuple(SpotReading(spot, "none", 1.0, none) for spot in LABELS.spots)
     return CellReading(cell, probs, spots, np.zeros(1, np.float32), window)
@@ -317,11 +321,7 @@ def test_the_gallery_knows_when_a_type_the_rules_allow_has_no_picture() -> None:
 
 def felt_reading(cell: tuple[int, int], window: np.ndarray) -> CellReading:
     """A reading by a model sure the cell is bare felt, as on art it never saw."""
-    probs = np.zeros(len(LABELS.classes), np.float32)
-    probs[LABELS.classes.index("empty")] = 0.99
-    none = tuple(1.0 if name == "none" else 0.0 for name in MEEPLE_CLASSES)
-    spots = tuple(SpotReading(spot, "none", 1.0, none) for spot in LABELS.spots)
-    return CellReading(cell, probs, spots, np.zeros(1, np.float32), window)
+    return reading_of(cell, window, None)
 
 
 def test_a_tile_is_called_gone_only_when_its_window_no_longer_shows_it() -> None:
