@@ -112,10 +112,15 @@ def tile_corner(window_edges: np.ndarray) -> tuple[int, int]:
     return rim - FIND_PX + x, rim - FIND_PX + y
 
 
-def tile_of_window(window: np.ndarray) -> np.ndarray:
-    """The tile's own square from a camera window centred on its cell."""
+def check_window(window: np.ndarray) -> None:
+    """Refuse a camera window that is not ``CROP_PX`` square, saying what it is."""
     if window.shape[:2] != (CROP_PX, CROP_PX):
         raise ValueError(f"a window is {CROP_PX} px square, not {window.shape[:2]}")
+
+
+def tile_of_window(window: np.ndarray) -> np.ndarray:
+    """The tile's own square from a camera window centred on its cell."""
+    check_window(window)
     x, y = tile_corner(edges(window))
     return window[y : y + TILE_PX, x : x + TILE_PX]
 
@@ -283,8 +288,7 @@ class Gallery:
         A tile's own outline is not always the strongest square of edges in its window (a print
         with straight lanes near its sides fools it), and a square cut a few pixels off is a
         different picture to the likeness."""
-        if window.shape[:2] != (CROP_PX, CROP_PX):
-            raise ValueError(f"a window is {CROP_PX} px square, not {window.shape[:2]}")
+        check_window(window)
         with self._lock:  # one snapshot: pictures added meanwhile neither compete nor count
             tiles, templates_kept, aligners = list(self._tiles), list(self._templates), list(self._aligners)
         candidates = self._candidates(tiles, allowed)
