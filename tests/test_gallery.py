@@ -214,7 +214,11 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
         {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
     )
     # Ana lays a tile of a type the companion has not seen in this box: it asks
-    kind = next(t for t in distinct_tiles()[1:] if any(t.rotated(q) != t for q in (1, 2, 3)))
+    # a curve of route: a straight one is, to the likeness, a near rival of the start tile (a
+    # straight route with a field beside it) once that is in the gallery as a camera window
+    kind = next(
+        t for t in distinct_tiles() if t.to_json() == {"features": [{"kind": "route", "edges": "SW"}]}
+    )
     cell, turns, lying = link.game.legal_placements(kind)[0]
     seen = reading_of(cell, window_of(box_picture(kind), turns, off=(1, 2), seed=2), misread)
     assert tracker.observe(Observation([seen])) == []

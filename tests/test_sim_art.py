@@ -3,6 +3,7 @@ real box, never trained on, that still shows each tile's structure where the rul
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
@@ -69,7 +70,8 @@ def test_one_field_across_the_tile_looks_unlike_two_fields_on_the_same_sides() -
             style = BoxStyle.from_seed(seed)
             rocks_one = [rock_pixels(one, style, variant) for variant in range(4)]
             rocks_two = [rock_pixels(two, style, variant) for variant in range(4)]
-            assert min(rocks_one) >= 20 and max(rocks_two) == 0, (joined, seed, rocks_one, rocks_two)
+            # apart: at most a star or two of a like colour, not a drift of rocks
+            assert min(rocks_one) >= 20 and max(rocks_two) <= 8, (joined, seed, rocks_one, rocks_two)
 
 
 def test_the_renderer_draws_box_styles_with_the_box_art() -> None:
@@ -95,3 +97,31 @@ def test_a_box_tile_turned_is_its_print_turned() -> None:
             assert np.array_equal(
                 draw_box_tile(lying, style, SIZE, variant=1), np.rot90(upright, k=-quarter_turns)
             )
+
+
+def test_a_print_is_the_same_whatever_size_it_is_drawn_at() -> None:
+    # a tile on the table (drawn at the scene's scale) and its enrolled picture (larger) are one
+    # print: the same rocks in the same places, the same mottle, not a new copy
+    field = parse_tile({"features": [{"kind": "asteroid", "edges": "NE"}, {"kind": "route", "edges": "SW"}]})
+    for seed in BOX_STYLES[:4]:
+        style = BoxStyle.from_seed(seed)
+        small = draw_box_tile(field, style, 68).astype(np.float32)
+        large = cv2.resize(draw_box_tile(field, style, 136), (68, 68), interpolation=cv2.INTER_AREA)
+        other_copy = draw_box_tile(field, style, 68, variant=1).astype(np.float32)
+
+        def likeness(a: np.ndarray, b: np.ndarray) -> float:
+            a, b = a - a.mean(), b - b.mean()
+            return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
+
+        assert likeness(small, large.astype(np.float32)) > 0.9
+        assert likeness(small, other_copy) < likeness(small, large.astype(np.float32)) - 0.1
+
+
+def test_copies_of_a_type_share_their_ground_and_differ_in_stars_and_rocks() -> None:
+    lone_route = draw_box_tile(ROUTE_NS, BoxStyle.from_seed(BOX_STYLES[2]), SIZE).astype(np.float32)
+    other_copy = draw_box_tile(ROUTE_NS, BoxStyle.from_seed(BOX_STYLES[2]), SIZE, variant=3).astype(
+        np.float32
+    )
+    differs = np.abs(lone_route - other_copy).max(axis=2) > 30
+    # a few specks differ, the ground and the route do not
+    assert 0 < differs.mean() < 0.05

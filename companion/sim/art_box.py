@@ -49,6 +49,7 @@ class BoxStyle:
     planet_radius: float
     badge: BGR
     badge_mark: dict[str, BGR]
+    stars: int  # specks of light (or dark, on a pale print) on each copy
 
     @classmethod
     def from_seed(cls, seed: int) -> BoxStyle:
@@ -74,18 +75,36 @@ class BoxStyle:
                 "empire": (rng.randint(200, 250), rng.randint(200, 250), rng.randint(200, 250)),
                 "bounty": (30, rng.randint(170, 220), rng.randint(220, 250)),
             },
+            stars=rng.randint(8, 24),
         )
+
+
+# The fine mottle is drawn on a grid of its own, not at the picture's size: a print is the same
+# whatever size it is drawn at (a tile on the table, its enrolled picture), and so are the
+# rocks drawn after it from the same random numbers.
+FINE_GRID = 64
 
 
 def _nebula(style: BoxStyle, rng: np.random.Generator, size: int) -> np.ndarray:
     """The ground, mottled by smoothed noise at two scales."""
     coarse = cv2.resize(rng.random((6, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
-    fine = cv2.GaussianBlur(rng.random((size, size)).astype(np.float32), (0, 0), size / 40)
+    grain = cv2.GaussianBlur(rng.random((FINE_GRID, FINE_GRID)).astype(np.float32), (0, 0), FINE_GRID / 40)
+    fine = cv2.resize(grain, (size, size), interpolation=cv2.INTER_CUBIC)
     weight = np.clip(0.7 * coarse + 2.0 * (fine - fine.mean()), 0, 1)[..., None]
     ground = np.array(style.ground, np.float32)
     mottle = np.array(style.mottle, np.float32)
     ground_picture: np.ndarray = np.clip(ground * (1 - weight) + mottle * weight, 0, 255).astype(np.uint8)
     return ground_picture
+
+
+def _stars(canvas: np.ndarray, style: BoxStyle, rng: np.random.Generator) -> None:
+    """A few specks in the lanes' colour, a little faded, each copy its own."""
+    size = canvas.shape[0]
+    ground = np.array(style.ground, np.float32)
+    speck = tuple(float(c) for c in 0.3 * ground + 0.7 * np.array(style.lane, np.float32))
+    for _ in range(style.stars):
+        centre = unit_point(rng.uniform(0.03, 0.97), rng.uniform(0.03, 0.97), size)
+        cv2.circle(canvas, centre, max(1, round(size * rng.uniform(0.004, 0.01))), speck, -1, cv2.LINE_AA)
 
 
 def _rocks(canvas: np.ndarray, sides: tuple[int, ...], style: BoxStyle, rng: np.random.Generator) -> None:
@@ -231,8 +250,11 @@ def draw_box_tile(tile: Tile, style: BoxStyle, size_px: int, variant: int = 0) -
 
 def _draw_upright(tile: Tile, style: BoxStyle, size_px: int, variant: int) -> np.ndarray:
     size = size_px * SUPERSAMPLE
+    # The copies of one tile type share their print's ground, as in the other families; each
+    # copy has its own stars and loose rocks (the rocks stay in their field's band).
     rng = np.random.default_rng([style.seed, variant, tile_key(tile)])
-    canvas = _nebula(style, rng, size)
+    canvas = _nebula(style, np.random.default_rng([style.seed, tile_key(tile)]), size)
+    _stars(canvas, style, rng)
     for feature in tile.features:
         if feature.kind == ASTEROID:
             _rocks(canvas, feature.sides, style, rng)
