@@ -14,7 +14,7 @@ import pytest
 
 from companion.games.base import Player, Setup
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.tiles import Tile, parse_tile
+from companion.games.starwars.tiles import Tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.table.art import ASKED_LIMIT, ArtTrust
 from companion.table.links import EngineLink
@@ -353,36 +353,3 @@ def test_a_tile_is_called_gone_only_when_its_window_no_longer_shows_it() -> None
     assert "tile-gone" in {p.code for p in tracker.open_prompts()}
     # a tile whose window the camera never kept (entered on the phone alone) is the model's word
     assert not tracker.learning.still_there((5, 5), same)
-
-
-def test_a_sure_model_is_checked_against_an_enrolled_box_and_asks_when_they_differ() -> None:
-    # the model trusts the art (the start tile read sure and right) but this box only resembles
-    # its own: with every type enrolled, the gallery's best reading must agree before it records
-    enrolled = Gallery()
-    for tile in distinct_tiles():
-        enrolled.add(box_picture(tile), tile)
-    curve = next(
-        t for t in distinct_tiles() if t.to_json() == {"features": [{"kind": "route", "edges": "SW"}]}
-    )
-
-    def tracker_after_start() -> tuple[Tracker, EngineLink]:
-        link = EngineLink(Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black"))))
-        tracker = Tracker(link, LABELS, gallery=enrolled)
-        tracker.observe(Observation([reading_of((0, 0), window_of(box_picture(START), seed=1), START)]))
-        assert tracker.learning.art.familiar is True and [e["event"] for e in link.events] == ["tile"]
-        return tracker, link
-
-    tracker, link = tracker_after_start()
-    cell, turns, lying = link.game.legal_placements(curve)[0]
-    window = window_of(box_picture(curve, variant=1), turns, off=(1, -1), seed=4)  # another copy
-    pictures_say = tracker.learning.read(link.game, cell, window)
-    assert pictures_say is not None and pictures_say.tile == lying and not pictures_say.sure
-    lyings = [parse_tile(name) for name in LABELS.classes if isinstance(name, dict)]
-    wrong = next(t for t in lyings if t != lying and link.game.board.fit_error(cell, t) is None)
-    assert tracker.observe(Observation([reading_of(cell, window, wrong)])) == []
-    assert {p.code for p in tracker.open_prompts()} == {"unsure-tile"}
-    # the same sight, the model agreeing with the pictures: recorded by the model
-    tracker, link = tracker_after_start()
-    added = tracker.observe(Observation([reading_of(cell, window, lying)]))
-    assert [(e["at"], e["tile"]) for e in added] == [(list(cell), lying.to_json())]
-    assert "read_by" not in added[0].get("meta", {})

@@ -296,18 +296,11 @@ class Tracker:
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
             learnt = self.learning.read(engine, cell, reading.window)
-            # The gallery speaks against the model when it is sure, or when it holds a picture
-            # of every way the rules allow (an enrolled box) and likes another best: the model
-            # can be sure and wrong on a box that merely resembles its art (docs/vision.md).
-            if (
-                learnt is not None
-                and learnt.tile != best_legal[1]
-                and (learnt.sure or not learnt.unseen_rivals)
-            ):
+            if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
                 self._prompt(
                     "unsure-tile",
                     f"the tile at {where} reads as {best_legal[1].describe()}, but looks like "
-                    f"{learnt.tile.describe()} in this box's own pictures: check it on the phone",
+                    f"{learnt.tile.describe()}, as a person entered before: check it on the phone",
                     (cell,),
                 )
                 return []
