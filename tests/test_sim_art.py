@@ -99,6 +99,12 @@ def test_a_box_tile_turned_is_its_print_turned() -> None:
             )
 
 
+def likeness(a: np.ndarray, b: np.ndarray) -> float:
+    """The normalised correlation of two pictures, -1 to 1."""
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
+
+
 def test_a_print_is_the_same_whatever_size_it_is_drawn_at() -> None:
     # a tile on the table (drawn at the scene's scale) and its enrolled picture (larger) are one
     # print: the same rocks in the same places, the same mottle, not a new copy
@@ -108,10 +114,6 @@ def test_a_print_is_the_same_whatever_size_it_is_drawn_at() -> None:
         small = draw_box_tile(field, style, 68).astype(np.float32)
         large = cv2.resize(draw_box_tile(field, style, 136), (68, 68), interpolation=cv2.INTER_AREA)
         other_copy = draw_box_tile(field, style, 68, variant=1).astype(np.float32)
-
-        def likeness(a: np.ndarray, b: np.ndarray) -> float:
-            a, b = a - a.mean(), b - b.mean()
-            return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
 
         assert likeness(small, large.astype(np.float32)) > 0.9
         assert likeness(small, other_copy) < likeness(small, large.astype(np.float32)) - 0.1
