@@ -15,8 +15,10 @@ from companion.games.base import IllegalEvent, Player, Setup
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import spots_of
 from companion.games.starwars.tiles import Tile, parse_tile
+from companion.sim.art_box import BOX_STYLES
 from companion.sim.play import GameRead, enter_what_happened, fix_what_went_wrong, read_game, simulated_game
 from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
+from companion.sim.table import SimulatedTable
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import Tracker
@@ -199,6 +201,29 @@ def test_the_start_tile_sets_the_lattice_whatever_the_light(
     true_centre = np.array(bench.scene.cell_centre_mm((0, 0))) * PX_PER_MM
     assert np.linalg.norm(np.array(bench.watcher.lattice.origin_px) - true_centre) < 4.0
     assert bench.prompt_codes() == set()
+
+
+# box-art games whose start tile the model read as felt (9001: a pale box) or whose start tile
+# changed the view only in patches (9002: grey art on green felt): the board was numbered from
+# the second tile, a cell off, and every tile after it was read at the wrong cell
+@pytest.mark.parametrize("game", [9001, 9002])
+def test_the_start_tile_sets_the_lattice_on_a_box_the_model_never_saw(model: CellModel, game: int) -> None:
+    truth = simulated_game(game, players=2)
+    table = SimulatedTable(
+        truth,
+        BOX_STYLES[game % len(BOX_STYLES)],
+        HELD_OUT_CAMERAS[game % len(HELD_OUT_CAMERAS)],
+        game,
+        settled_only=True,
+    )
+    watcher = Watcher(model)
+    shots = table.frames()
+    watcher.look(mean_frame(next(shots).stills))  # the bare mat
+    observation = watcher.look(mean_frame(next(shots).stills))  # the start tile on it
+    assert watcher.lattice is not None
+    true_centre = np.array(table.scene.cell_centre_mm((0, 0))) * PX_PER_MM
+    assert np.linalg.norm(np.array(watcher.lattice.origin_px) - true_centre) < 4.0
+    assert [reading.cell for reading in observation.readings] == [(0, 0)]
 
 
 def test_a_prompt_answered_on_the_phone_goes_away(bench: Bench) -> None:

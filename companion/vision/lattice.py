@@ -130,13 +130,20 @@ def lone_tile_centre(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[
     # art close to the felt's colour leaves holes; noise leaves specks
     area = cv2.morphologyEx(area, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     area = cv2.morphologyEx(area, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(area, connectivity=8)
+    outlines, _ = cv2.findContours(area, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     # a tile turned by a few degrees, with its drop shadow and a pixel of blur each side;
-    # other changes (a flicker of light, a shadow moving) are not tile-shaped
+    # other changes (a flicker of light, a shadow moving) are not tile-shaped. A tile whose
+    # art is near the felt's colour changes in patches, some open to its rim: its outline's
+    # hull is still square, and half its square changed
     low, high = TILE_PX * 0.85, TILE_PX * 1.25
-    tiles = [
-        (left + width / 2 - 0.5, top + height / 2 - 0.5)
-        for left, top, width, height, pixels in stats[1:count].tolist()
-        if low <= width <= high and low <= height <= high and pixels >= 0.75 * width * height
-    ]
+    tiles = []
+    for outline in outlines:
+        left, top, width, height = cv2.boundingRect(outline)
+        if not (low <= width <= high and low <= height <= high):
+            continue
+        filled = np.zeros((height, width), np.uint8)
+        cv2.drawContours(filled, [outline], -1, 1, cv2.FILLED, offset=(-left, -top))
+        hull = cv2.contourArea(cv2.convexHull(outline))
+        if hull >= 0.8 * width * height and int(filled.sum()) >= 0.5 * width * height:
+            tiles.append((left + width / 2 - 0.5, top + height / 2 - 0.5))
     return tiles[0] if len(tiles) == 1 else None

@@ -126,12 +126,10 @@ class Watcher:
             if found is None:
                 self.reference = view
                 return Observation(view=view, message=located.message)
-            lattice, cells = found
-            readings = [
-                r
-                for r in self.model.read(view, lattice, cells)
-                if self.model.labels.is_tile_like(r.best()[0])
-            ]
+            lattice, cells, tile_shaped = found
+            readings = self.model.read(view, lattice, cells)
+            if not tile_shaped:
+                readings = [r for r in readings if self.model.labels.is_tile_like(r.best()[0])]
             if not readings:  # a shadow or a stray object on the felt, no tile
                 self.reference = view
                 return Observation(view=view, message=located.message)
@@ -144,16 +142,19 @@ class Watcher:
         self.reference = view
         return Observation(readings, view, self.lattice, message=located.message)
 
-    def _first_lattice(self, view: np.ndarray) -> tuple[Lattice, list[Cell]] | None:
+    def _first_lattice(self, view: np.ndarray) -> tuple[Lattice, list[Cell], bool] | None:
         """The lattice, from the first tile laid on the mat that was seen bare: the change
         between the two is the tile, whatever the light does to the felt. From the felt alone
-        (a game already under way when the companion starts) otherwise."""
+        (a game already under way when the companion starts) otherwise. The flag says the
+        lattice came from a tile-shaped change: a tile lies there, whatever the model reads
+        (on a box it never saw it may read felt, and waiting for the next tile would number
+        the board from that one, a cell off)."""
         if self.reference is not None:
             centre = lone_tile_centre(changed_pixels(self.reference, view), self.mat)
             if centre is not None:
-                return Lattice(centre), [(0, 0)]
+                return Lattice(centre), [(0, 0)], True
         found = find_lattice(view, self.mat)
-        return None if found is None else aligned(*found, self.laid())
+        return None if found is None else (*aligned(*found, self.laid()), False)
 
     def changed_cells(self, view: np.ndarray) -> list[Cell]:
         assert self.lattice is not None
