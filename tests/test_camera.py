@@ -224,6 +224,7 @@ def test_the_start_tile_sets_the_lattice_on_a_box_the_model_never_saw(model: Cel
     true_centre = np.array(table.scene.cell_centre_mm((0, 0))) * PX_PER_MM
     assert np.linalg.norm(np.array(watcher.lattice.origin_px) - true_centre) < 4.0
     assert [reading.cell for reading in observation.readings] == [(0, 0)]
+    assert observation.appeared == {(0, 0)}  # laid, whatever the model reads there
 
 
 def test_a_prompt_answered_on_the_phone_goes_away(bench: Bench) -> None:

@@ -158,7 +158,14 @@ class Tracker:
             self.learning.art.start_read(self._lyings[best] if chance >= DOMINANT else None, chance >= ACCEPT)
         new_tiles: list[CellReading] = []
         for reading in readings.values():
-            if self._is_empty(reading) and not self.learning.still_there(reading.cell, reading.window):
+            # a cell most of which changed at once holds something new, though the model reads
+            # felt: on a box it never saw, it takes some tiles for felt
+            laid = reading.cell in observation.appeared
+            if (
+                self._is_empty(reading)
+                and not laid
+                and not self.learning.still_there(reading.cell, reading.window)
+            ):
                 self.learning.forget(reading.cell)  # a window kept for a tile taken away no longer shows it
             elif reading.cell not in engine.board.tiles:
                 new_tiles.append(reading)

@@ -118,9 +118,9 @@ def find_lattice(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[Lattice
     return lattice, cells
 
 
-def lone_tile_centre(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[float, float] | None:
-    """The centre of the one tile that appeared on the board, from the pixels that changed
-    (``changed``: 1 where the view changed). None unless the change is one tile's size and shape."""
+def tile_shaped_centres(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> list[tuple[float, float]]:
+    """The centres of the changes on the board that are one tile's size and shape (``changed``:
+    1 where the view changed): tiles that appeared, whatever their art."""
     b = mat.board
     s = PX_PER_MM
     x0, y0 = max(0, round(b.x_mm * s)), max(0, round(b.y_mm * s))
@@ -146,4 +146,11 @@ def lone_tile_centre(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[
         hull = cv2.contourArea(cv2.convexHull(outline))
         if hull >= 0.8 * width * height and int(filled.sum()) >= 0.5 * width * height:
             tiles.append((left + width / 2 - 0.5, top + height / 2 - 0.5))
+    return tiles
+
+
+def lone_tile_centre(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[float, float] | None:
+    """The centre of the one tile that appeared on the board, from the pixels that changed.
+    None unless the change is one tile's size and shape."""
+    tiles = tile_shaped_centres(changed, mat)
     return tiles[0] if len(tiles) == 1 else None

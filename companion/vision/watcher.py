@@ -15,7 +15,7 @@ import numpy as np
 
 from companion.games.base import Cell
 from companion.vision.frames import FrozenDetector, check_frame
-from companion.vision.lattice import Lattice, find_lattice, lone_tile_centre
+from companion.vision.lattice import Lattice, find_lattice, lone_tile_centre, tile_shaped_centres
 from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
 from companion.vision.meeples import BareLooks, MeepleModel
 from companion.vision.motion import SettleDetector, StillAverage
@@ -39,6 +39,9 @@ class Observation:
     lattice: Lattice | None = None
     problem: str | None = None  # a short code when the frame could not be read
     message: str | None = None  # for a person
+    # cells where the change is a tile's size and shape: a tile was laid there, whatever the
+    # model reads (on a box it never saw, it may take a pale tile for felt)
+    appeared: frozenset[Cell] = frozenset()
 
 
 def changed_pixels(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -135,12 +138,14 @@ class Watcher:
                 return Observation(view=view, message=located.message)
             self.lattice = lattice
             self.reference = view
-            return Observation(self.bare.update(readings), view, lattice, message=located.message)
-        else:
-            cells = self.changed_cells(view)
+            appeared = frozenset(cells) if tile_shaped else frozenset()
+            return Observation(
+                self.bare.update(readings), view, lattice, message=located.message, appeared=appeared
+            )
+        cells, appeared = self.changed_cells(view)
         readings = self.bare.update(self.model.read(view, self.lattice, cells))
         self.reference = view
-        return Observation(readings, view, self.lattice, message=located.message)
+        return Observation(readings, view, self.lattice, message=located.message, appeared=appeared)
 
     def _first_lattice(self, view: np.ndarray) -> tuple[Lattice, list[Cell], bool] | None:
         """The lattice, from the first tile laid on the mat that was seen bare: the change
@@ -156,11 +161,13 @@ class Watcher:
         found = find_lattice(view, self.mat)
         return None if found is None else (*aligned(*found, self.laid()), False)
 
-    def changed_cells(self, view: np.ndarray) -> list[Cell]:
+    def changed_cells(self, view: np.ndarray) -> tuple[list[Cell], frozenset[Cell]]:
+        """The cells that changed since the last settled view, and those of them where the change
+        is a tile's size and shape (``Observation.appeared``)."""
         assert self.lattice is not None
         cells = self.lattice.board_cells(self.mat)
         if self.reference is None:
-            return cells
+            return cells, frozenset()
         changed = changed_pixels(self.reference, view)
         integral = cv2.integral(changed)
         half = TILE_PX // 2
@@ -175,7 +182,8 @@ class Watcher:
             count = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
             if count > CHANGE_FRACTION * TILE_PX * TILE_PX:
                 found.append(cell)
-        return found
+        laid = {self.lattice.cell_at(x, y) for x, y in tile_shaped_centres(changed, self.mat)}
+        return found, frozenset(laid & set(found))
 
     def reread(self, cells: list[Cell]) -> list[CellReading]:
         """Read cells again on the last view (after a correction, say)."""
