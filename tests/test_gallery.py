@@ -19,7 +19,12 @@ from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.table.art import ASKED_LIMIT, ArtTrust
 from companion.table.links import EngineLink
 from companion.table.tracker import Tracker
+from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.gallery import (
+    AGREED_MARGIN,
+    AGREED_SCORE,
+    FIND_PX,
+    LAYOUT_MARGIN,
     MATCH_MARGIN,
     MATCH_SURE,
     NEAR_COPY,
@@ -27,6 +32,7 @@ from companion.vision.gallery import (
     Gallery,
     GalleryMatch,
     read_folder,
+    square_of_picture,
 )
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
@@ -305,6 +311,45 @@ def test_a_match_with_rivals_the_gallery_has_no_picture_of_must_be_a_near_copy()
     assert not replace(near, runner_up=NEAR_COPY - NEAR_COPY_MARGIN + 0.02).sure
 
 
+def test_a_match_is_also_sure_when_the_likeness_the_grey_fit_and_the_colours_agree() -> None:
+    tile = distinct_tiles()[4]
+    agreed = GalleryMatch(
+        tile,
+        AGREED_SCORE + 0.01,
+        AGREED_SCORE + 0.01 - AGREED_MARGIN - 0.01,
+        layout_margin=LAYOUT_MARGIN + 0.01,
+        colour_margin=0.01,
+    )
+    assert agreed.sure and agreed.score < MATCH_SURE  # the likeness alone would not be sure
+    assert not replace(agreed, colour_margin=-0.01).sure  # a close rival's colours fit better
+    assert not replace(agreed, layout_margin=LAYOUT_MARGIN - 0.01).sure
+    assert not replace(agreed, runner_up=agreed.score - AGREED_MARGIN + 0.01).sure
+    assert not replace(agreed, score=AGREED_SCORE - 0.01, runner_up=0.0).sure
+    assert not replace(agreed, unseen_rivals=True).sure
+
+
+def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None:
+    """Grey, a red badge and a blue one of the same lightness are alike; Lab's a and b are not."""
+    rng = np.random.default_rng(5)
+    ground = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
+    red, blue = ground.copy(), ground.copy()
+    cv2.circle(red, (70, 70), 14, (40, 40, 200), -1)
+    cv2.circle(blue, (70, 70), 14, (200, 80, 40), -1)
+    red_tile, blue_tile = distinct_tiles()[5], distinct_tiles()[6]
+    window = window_of(red, seed=3)
+    seen = colour_aligner(window)
+    fit_red = colour_fit(seen, colour_aligner(square_of_picture(red)), FIND_PX)
+    fit_blue = colour_fit(seen, colour_aligner(square_of_picture(blue)), FIND_PX)
+    assert fit_red > fit_blue + 0.1
+    gallery = Gallery()
+    gallery.add(red, red_tile)
+    gallery.add(blue, blue_tile)
+    match = gallery.match(window, allowed=lambda tile: tile in {red_tile, blue_tile})
+    assert match is not None
+    # whichever the likeness prefers, the colours back the red print only
+    assert (match.colour_margin > 0) == (match.tile == red_tile)
+
+
 def test_the_gallery_knows_when_a_type_the_rules_allow_has_no_picture() -> None:
     setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
     link = EngineLink(setup)
@@ -353,3 +398,33 @@ def test_a_tile_is_called_gone_only_when_its_window_no_longer_shows_it() -> None
     assert "tile-gone" in {p.code for p in tracker.open_prompts()}
     # a tile whose window the camera never kept (entered on the phone alone) is the model's word
     assert not tracker.learning.still_there((5, 5), same)
+
+
+def test_a_tile_the_model_takes_for_felt_is_new_when_a_tile_shaped_change_shows_it_laid() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS)
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    tracker.observe(Observation([reading_of((0, 0), window_of(box_picture(START), seed=1), misread)]))
+    link.add(
+        {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
+    )
+    engine = link.engine()
+    assert engine is not None
+    cell = (1, 0)
+    laid = next(
+        tile.rotated(q)
+        for tile in distinct_tiles()
+        for q in range(4)
+        if tile != START and engine.board.fit_error(cell, tile.rotated(q)) is None
+    )
+    window = window_of(box_picture(laid), seed=4)
+
+    def asked_or_recorded() -> bool:
+        recorded = any(e["event"] == "tile" and e["at"] == list(cell) for e in link.events)
+        return recorded or any(cell in p.cells for p in tracker.open_prompts())
+
+    tracker.observe(Observation([felt_reading(cell, window)]))  # a change, but not tile-shaped
+    assert not asked_or_recorded()
+    tracker.observe(Observation([felt_reading(cell, window)], appeared=frozenset({cell})))
+    assert asked_or_recorded()
