@@ -204,9 +204,10 @@ def test_the_start_tile_sets_the_lattice_whatever_the_light(
 
 
 # box-art games whose start tile the model read as felt (9001: a pale box) or whose start tile
-# changed the view only in patches (9002: grey art on green felt): the board was numbered from
+# changed the view only in patches (9002: grey art on green felt; 9016: pale art on pale felt,
+# little more than its rim): the board was numbered from
 # the second tile, a cell off, and every tile after it was read at the wrong cell
-@pytest.mark.parametrize("game", [9001, 9002])
+@pytest.mark.parametrize("game", [9001, 9002, 9016])
 def test_the_start_tile_sets_the_lattice_on_a_box_the_model_never_saw(model: CellModel, game: int) -> None:
     truth = simulated_game(game, players=2)
     table = SimulatedTable(

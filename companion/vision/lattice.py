@@ -127,9 +127,10 @@ def tile_shaped_centres(changed: np.ndarray, mat: MatSpec = STANDARD_MAT) -> lis
     x1, y1 = round((b.x_mm + b.w_mm) * s), round((b.y_mm + b.h_mm) * s)
     area = np.zeros_like(changed)
     area[y0:y1, x0:x1] = changed[y0:y1, x0:x1]
-    # art close to the felt's colour leaves holes; noise leaves specks
-    area = cv2.morphologyEx(area, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # art close to the felt's colour leaves holes, and may change little more than the tile's
+    # rim and a few patches: closed first, so that a thin rim holds; then noise's specks go
     area = cv2.morphologyEx(area, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    area = cv2.morphologyEx(area, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     outlines, _ = cv2.findContours(area, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     # a tile turned by a few degrees, with its drop shadow and a pixel of blur each side;
     # other changes (a flicker of light, a shadow moving) are not tile-shaped. A tile whose
