@@ -158,8 +158,8 @@ class Tracker:
             self.learning.art.start_read(self._lyings[best] if chance >= DOMINANT else None, chance >= ACCEPT)
         new_tiles: list[CellReading] = []
         for reading in readings.values():
-            # a cell most of which changed at once holds something new, though the model reads
-            # felt: on a box it never saw, it takes some tiles for felt
+            # where the change is a tile's size and shape a tile was laid, though the model
+            # reads felt: on a box it never saw, it takes some tiles for felt
             laid = reading.cell in observation.appeared
             if (
                 self._is_empty(reading)
