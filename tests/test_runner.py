@@ -3,6 +3,7 @@ scoreboard, a fresh pipeline per game, enrolment between games, and the watchdog
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from contextlib import ExitStack
@@ -285,10 +286,12 @@ def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp
     assert heartbeat.said == ["no camera: enter each tile on the phone"]
 
 
+@pytest.mark.parametrize("sigint", ["handled", "ignored"])
 def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sigint: str
 ) -> None:
-    """Not 0, which systemd's Restart=on-failure would take for a wanted stop."""
+    """Not 0, which systemd's Restart=on-failure would take for a wanted stop; and it stops even
+    when started with SIGINT ignored, as a shell without job control starts a program with &."""
     from conftest import free_port
 
     from companion.cameras.settings import camera_settings
@@ -306,10 +309,25 @@ def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
         web=WebSettings(host="127.0.0.1", port=port, pin="2468", mdns=False),
         camera=camera_settings({"source": "simulator", "fps": 50}),
     )
+
+    def too_long(signum: int, frame: object) -> None:
+        raise TimeoutError("companion run did not stop within 30 s of its loop failing")
+
+    term = signal.getsignal(signal.SIGTERM)
+    before = signal.signal(
+        signal.SIGINT, signal.SIG_IGN if sigint == "ignored" else signal.default_int_handler
+    )
+    alarm = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(30)
     try:
         assert run.run_table(config) == 1
-    except KeyboardInterrupt:
-        pytest.fail("the loop's SIGINT escaped the server")
+    except (KeyboardInterrupt, SystemExit):
+        pytest.fail("the loop's signal escaped the server")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, alarm)
+        signal.signal(signal.SIGINT, before)
+        signal.signal(signal.SIGTERM, term)  # serve() set its own
 
 
 class RefusingTable:

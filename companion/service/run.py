@@ -206,7 +206,9 @@ def run_table(
             enrolment=EnrolmentCamera(enrolment),
             trays=trays,
             dice_camera=dice_camera.status if dice_camera is not None else lambda: None,
-            on_fatal=lambda: os.kill(os.getpid(), signal.SIGINT),
+            # SIGTERM, whose handler serve() installs: a program started in the background by
+            # a shell without job control inherits SIGINT ignored, and would never stop
+            on_fatal=lambda: os.kill(os.getpid(), signal.SIGTERM),
         )
         runner_box.append(runner)
         worker = threading.Thread(target=runner.run, args=(stop,), daemon=True, name="table")
@@ -233,7 +235,7 @@ def run_table(
             on_ready=started,
             enrolment=enrolment,
         )
-        # waitress ends its loop on the SIGINT of on_fatal as on Ctrl+C and returns 0: a loop
+        # waitress ends its loop on the SIGTERM of on_fatal as on Ctrl+C and returns 0: a loop
         # that failed must still exit non-zero, for systemd's Restart=on-failure
         return 1 if runner.failed else code
 
