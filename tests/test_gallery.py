@@ -326,6 +326,9 @@ def test_a_match_is_also_sure_when_the_likeness_the_grey_fit_and_the_colours_agr
     assert not replace(agreed, runner_up=agreed.score - AGREED_MARGIN + 0.01).sure
     assert not replace(agreed, score=AGREED_SCORE - 0.01, runner_up=0.0).sure
     assert not replace(agreed, unseen_rivals=True).sure
+    # before a whole box is enrolled, the pictures are camera windows of tiles people entered
+    assert not replace(agreed, whole_box=False).sure
+    assert replace(agreed, whole_box=False, score=MATCH_SURE, runner_up=MATCH_SURE - MATCH_MARGIN).sure
 
 
 def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None:
@@ -361,11 +364,16 @@ def test_the_gallery_knows_when_a_type_the_rules_allow_has_no_picture() -> None:
     window = window_of(box_picture(kind), turns, seed=8)
     tracker.learning.gallery.add(box_picture(kind), kind)
     alone = tracker.learning.read(engine, cell, window)  # type: ignore[arg-type]
-    assert alone is not None and alone.unseen_rivals
-    for tile in distinct_tiles():
+    assert alone is not None and alone.unseen_rivals and not alone.whole_box
+    for tile in distinct_tiles()[:-1]:
         tracker.learning.gallery.add(box_picture(tile), tile)
+    # one type still without a picture: the box is not whole yet
+    short = tracker.learning.read(engine, cell, window)  # type: ignore[arg-type]
+    assert short is not None and not short.whole_box
+    tracker.learning.gallery.add(box_picture(distinct_tiles()[-1]), distinct_tiles()[-1])
     every = tracker.learning.read(engine, cell, window)  # type: ignore[arg-type]
     assert every is not None and not every.unseen_rivals and every.tile == kind.rotated(turns)
+    assert every.whole_box
 
 
 def felt_reading(cell: tuple[int, int], window: np.ndarray) -> CellReading:

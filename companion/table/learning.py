@@ -8,7 +8,7 @@ game under way. A new game forgets both; the gallery stays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -99,7 +99,10 @@ class TileLearning:
 
         # every catalog way the rules allow competes; one without a picture makes the match
         # need a near copy (a type the user enrolled outside the catalog competes if pictured)
-        return self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
+        match = self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
+        if match is not None and not self._ways <= self.gallery.ways():
+            match = replace(match, whole_box=False)
+        return match
 
     @property
     def message(self) -> str | None:

@@ -83,6 +83,10 @@ class GalleryMatch:
     # when another fits best); and its colours than any close rival's
     layout_margin: float = -1.0
     colour_margin: float = -1.0
+    # the gallery holds a picture of every type of the box: until it does (before a box is
+    # enrolled its pictures are camera windows of the tiles people entered), three ways agreeing
+    # is not enough. The bars were chosen with every type enrolled.
+    whole_box: bool = True
 
     @property
     def sure(self) -> bool:
@@ -94,7 +98,8 @@ class GalleryMatch:
             return False
         alone = self.score >= MATCH_SURE and margin >= MATCH_MARGIN
         agreed = (
-            self.score >= AGREED_SCORE
+            self.whole_box
+            and self.score >= AGREED_SCORE
             and margin >= AGREED_MARGIN
             and self.layout_margin >= LAYOUT_MARGIN
             and self.colour_margin >= 0.0
@@ -219,6 +224,11 @@ class Gallery:
         if self._likeness is None:
             self._likeness = shared_likeness()
         return self._likeness
+
+    def ways(self) -> set[Tile]:
+        """Every way of lying the gallery has a picture of."""
+        with self._lock:
+            return set(self._tiles)
 
     def __len__(self) -> int:
         with self._lock:
