@@ -182,6 +182,8 @@ class Watcher:
             count = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
             if count > CHANGE_FRACTION * TILE_PX * TILE_PX:
                 found.append(cell)
+        if not found:  # most settled scenes: nothing moved on the board
+            return found, frozenset()
         laid = {self.lattice.cell_at(x, y) for x, y in tile_shaped_centres(changed, self.mat)}
         return found, frozenset(laid & set(found))
 
