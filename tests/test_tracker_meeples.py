@@ -15,7 +15,7 @@ from companion.games.starwars.engine import Phase
 from companion.games.starwars.tiles import AROUND
 from companion.table.links import EngineLink
 from companion.table.meeple_match import match_cell
-from companion.table.tracker import MEEPLE_ACCEPT, Tracker
+from companion.table.tracker import MEEPLE_ACCEPT, MEEPLE_ACCEPT_UNFAMILIAR, MEEPLE_OWN_COLOUR, Tracker
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
 from companion.vision.reader import MODELS, CellReading, SpotReading
 from companion.vision.watcher import Observation
@@ -179,6 +179,41 @@ def test_with_both_sizes_held_the_size_must_be_sure(table: Table) -> None:
     assert table.codes() == {"unsure-meeple"}
     sure = spot(name, black_small=MEEPLE_ACCEPT + 0.01, black_large=0.99 - MEEPLE_ACCEPT)
     assert [(e["player"], e["size"]) for e in table.see(reading(here, sure))] == [("Ben", "small")]
+
+
+def test_on_art_the_model_does_not_know_a_meeple_must_be_surer(table: Table) -> None:
+    here = table.lay("Ben")
+    name = _a_side(table)
+    name = name if name != "planet" else "P1"
+    fairly = spot(name, black_small=(MEEPLE_ACCEPT + MEEPLE_ACCEPT_UNFAMILIAR) / 2)
+    table.tracker.learning.art.familiar = False  # the table has shown its art is not the model's
+    assert table.see(reading(here, fairly)) == []
+    assert table.codes() == {"unsure-meeple"}
+    sure = spot(name, black_small=MEEPLE_ACCEPT_UNFAMILIAR + 0.01)
+    assert [(e["player"], e["size"]) for e in table.see(reading(here, sure))] == [("Ben", "small")]
+
+
+def test_on_familiar_art_the_same_meeple_is_recorded(table: Table) -> None:
+    here = table.lay("Ben")
+    name = _a_side(table)
+    name = name if name != "planet" else "P1"
+    table.tracker.learning.art.familiar = True
+    fairly = spot(name, black_small=(MEEPLE_ACCEPT + MEEPLE_ACCEPT_UNFAMILIAR) / 2)
+    assert [(e["player"], e["size"]) for e in table.see(reading(here, fairly))] == [("Ben", "small")]
+
+
+@pytest.mark.parametrize("familiar", [True, False])
+def test_on_unknown_art_a_meeple_not_likelier_the_player_s_colour_asks(table: Table, familiar: bool) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
+    table.tracker.learning.art.familiar = familiar
+    # something is surely there, but as likely of other colours as Ben's, none of them dominant
+    own = MEEPLE_OWN_COLOUR - 0.1
+    rest = (0.995 - own) / 2
+    added = table.see(reading(there, spot(spot_name, black_small=own, green_small=rest, white_small=rest)))
+    if familiar:
+        assert [(e["player"], e["size"]) for e in added] == [("Ben", "small")]
+    else:
+        assert added == [] and table.codes() == {"unsure-meeple"}
 
 
 def test_a_roll_with_no_battle_waiting_is_kept_and_counts_once_the_meeple_is_entered(table: Table) -> None:

@@ -31,6 +31,13 @@ ACCEPT = 0.9  # below this a reading goes to a person
 # 31 fewer of 9 339 spots seen standing than 0.9, and records none more of the wrong size (7 at
 # either). Those pairs are single frames; games are read from the mean of 4, which is steadier.
 MEEPLE_ACCEPT = 0.85
+# On art the cell model does not know (ArtTrust.familiar False) the meeple model is as sure, and
+# wrong, about art it takes for a meeple, and about a meeple's size on planets drawn unlike its
+# training: there a new meeple is recorded only from 0.98, and only when the player's own colour
+# is the likelier reading of it. Chosen on 12 held-out games of the third art family (their new
+# meeples recorded wrong: 11 of 247 at 0.85, 2 of 205 so); docs/vision.md, "Meeples on art".
+MEEPLE_ACCEPT_UNFAMILIAR = 0.98
+MEEPLE_OWN_COLOUR = 0.5
 # prompts a phone entry answers: about a tile not yet recorded, or a meeple this turn
 TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile", "unfamiliar-tile")
 MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
@@ -482,14 +489,17 @@ class Tracker:
         # is that a meeple is there counts, not which size it looks; the chance that it lies
         # rather than stands does not lower it (a spot read as lying asks "fallen-meeple" above).
         confidence = spot.chance(lambda name: name != NO_MEEPLE) if len(allowed) == 1 else sizes[size]
-        if confidence < MEEPLE_ACCEPT:
+        colours = spot.standing_by(0)
+        unfamiliar = self.learning.art.familiar is False
+        if confidence < (MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else MEEPLE_ACCEPT) or (
+            unfamiliar and colours.get(colour_of[player], 0.0) < MEEPLE_OWN_COLOUR
+        ):
             self._prompt(
                 "unsure-meeple",
                 f"not sure about a meeple on the tile at {_at(cell)}: check it or enter it on the phone",
                 (cell,),
             )
             return []
-        colours = spot.standing_by(0)
         colour = max(colours, key=lambda c: colours[c])
         # The turn order says whose meeple it is, as it does for tiles; the colour only checks it.
         if colour != colour_of[player] and colours[colour] >= DOMINANT:
