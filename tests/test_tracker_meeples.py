@@ -123,6 +123,52 @@ def test_a_meeple_no_one_may_place_now_is_a_stray_not_the_turn_s_meeple(table: T
     assert len(table.game.meeples_on_board()) == 1
 
 
+def test_on_unknown_art_only_a_sure_stray_asks(table: Table) -> None:
+    here = table.lay("Ben")
+    far = next(c for c in table.game.board.tiles if c not in (here, table.planet))
+    table.tracker.learning.art.familiar = False
+    assert table.see(reading(far, spot("N", black_small=MEEPLE_ACCEPT_UNFAMILIAR - 0.05))) == []
+    assert table.codes() == set()  # a patch of art the model takes for a meeple, most likely
+    assert table.see(reading(far, spot("N", black_small=MEEPLE_ACCEPT_UNFAMILIAR + 0.01))) == []
+    assert table.codes() == {"stray-meeple"}
+
+
+@pytest.mark.parametrize("familiar", [True, False])
+def test_on_unknown_art_only_a_sure_fallen_meeple_asks(table: Table, familiar: bool) -> None:
+    table.lay("Ben")
+    table.tracker.learning.art.familiar = familiar
+    table.see(reading(table.planet, spot("P1", red_small=0.1, fallen=0.85)))
+    assert ("fallen-meeple" in table.codes()) is familiar
+    table.see(reading(table.planet, spot("P1", fallen=0.995)))
+    assert "fallen-meeple" in table.codes()
+
+
+def _two_places(table: Table) -> list[str]:
+    """Two spots of the tile just laid where the player of the turn may place a meeple."""
+    features = sorted({m.feature for m in table.game.legal_meeples()})
+    assert len(features) >= 2, features
+    return ["P1" if f == "planet" else f for f in features[:2]]
+
+
+def test_on_unknown_art_two_unsure_new_meeples_ask_once_whether_one_was_placed(table: Table) -> None:
+    here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
+    first, second = _two_places(table)
+    table.tracker.learning.art.familiar = False
+    weak = MEEPLE_ACCEPT_UNFAMILIAR - 0.1
+    assert table.see(reading(here, spot(first, black_small=weak), spot(second, black_small=weak))) == []
+    assert table.codes() == {"unsure-meeple"}
+
+
+def test_on_unknown_art_a_sure_new_meeple_beside_an_unsure_one_is_recorded(table: Table) -> None:
+    here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
+    first, second = _two_places(table)
+    table.tracker.learning.art.familiar = False
+    seen = reading(here, spot(first, black_small=0.6), spot(second, black_small=0.995))
+    added = table.see(seen)
+    letter = "planet" if second == "P1" else second
+    assert [(e["player"], e["feature"]) for e in added] == [("Ben", letter)]
+
+
 def ben_lays_with_his_large_meeple_used(table: Table) -> tuple[Cell, str]:
     """Ben's large meeple goes on the board; a turn later he lays a tile. Returns that tile's
     cell and a spot on it where he may place a meeple."""
@@ -147,6 +193,19 @@ def test_a_size_the_player_has_used_up_seen_clearly_asks(table: Table) -> None:
     there, spot_name = ben_lays_with_his_large_meeple_used(table)
     assert table.see(reading(there, spot(spot_name, black_large=0.8))) == []
     assert table.codes() == {"not-allowed"}
+
+
+@pytest.mark.parametrize("familiar", [True, False])
+def test_on_unknown_art_a_used_up_size_must_be_read_surely_to_ask(table: Table, familiar: bool) -> None:
+    there, spot_name = ben_lays_with_his_large_meeple_used(table)
+    table.tracker.learning.art.familiar = familiar
+    # surely a black meeple, judged more likely large: on art the model does not know, its sizes
+    # are not to be trusted, and Ben holds only his small one
+    added = table.see(reading(there, spot(spot_name, black_large=0.6, black_small=0.395)))
+    if familiar:
+        assert added == [] and table.codes() == {"not-allowed"}
+    else:
+        assert [(e["player"], e["size"]) for e in added] == [("Ben", "small")]
 
 
 def test_with_one_size_left_a_meeple_that_may_lie_on_its_side_is_still_placed(table: Table) -> None:

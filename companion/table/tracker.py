@@ -70,6 +70,11 @@ class DiceSource(Protocol):
         ...
 
 
+def _standing(spot: SpotReading) -> float:
+    """How likely a meeple stands at this spot, of any colour and size."""
+    return spot.chance(lambda name: name not in (NO_MEEPLE, FALLEN))
+
+
 def _at(cell: Cell) -> list[int]:
     return [cell[0], cell[1]]
 
@@ -390,6 +395,9 @@ class Tracker:
         self._known.update(standing)
         colour_of = {p.name: p.color for p in engine.players}
         places = _meeple_places(engine)
+        # on art the model does not know, it takes patches of art for meeples: there only a sure
+        # reading asks about a meeple no one may place, or one fallen over (docs/vision.md)
+        unfamiliar = self.learning.art.familiar is False
         new: list[tuple[Cell, SpotReading, str]] = []
         strays: list[tuple[Cell, SpotReading]] = []
         doubtful: list[Cell] = []  # a known meeple seen elsewhere where a new one may now stand
@@ -402,11 +410,12 @@ class Tracker:
             for spot in reading.meeples():
                 if spot.label == FALLEN:
                     fallen = True
-                    self._prompt(
-                        "fallen-meeple",
-                        f"a meeple has fallen over on the tile at {_at(cell)}: stand it up",
-                        (cell,),
-                    )
+                    if not unfamiliar or spot.chance(lambda name: name == FALLEN) >= MEEPLE_ACCEPT_UNFAMILIAR:
+                        self._prompt(
+                            "fallen-meeple",
+                            f"a meeple has fallen over on the tile at {_at(cell)}: stand it up",
+                            (cell,),
+                        )
                     continue
                 seen.append((spot, _feature_index(tile, feature_letter(tile, spot.spot))))
             expected = [m for m in standing.values() if m.cell == cell]
@@ -435,6 +444,18 @@ class Tracker:
                         "put it back, or fix it on the phone",
                         (cell,),
                     )
+        if unfamiliar:
+            strays = [(cell, spot) for cell, spot in strays if _standing(spot) >= MEEPLE_ACCEPT_UNFAMILIAR]
+            sure = [n for n in new if _standing(n[1]) >= MEEPLE_ACCEPT_UNFAMILIAR]
+            if len(new) > 1 and not sure:
+                # several unsure spots where the player may place a meeple: one question, not two
+                self._prompt(
+                    "unsure-meeple",
+                    "not sure whether a meeple was placed: check it or enter it on the phone",
+                    tuple(sorted({n[0] for n in new})),
+                )
+                return []
+            new = sure or new
         for cell, spot in strays:
             self._prompt(
                 "stray-meeple",
@@ -476,7 +497,11 @@ class Tracker:
         assert player is not None  # a new meeple is only looked for where the player may place one
         sizes = spot.standing_by(1)
         size = max(allowed, key=lambda s: sizes.get(s, 0.0))
-        ruled_out = [s for s in sizes if s not in allowed and sizes[s] >= DOMINANT]
+        unfamiliar = self.learning.art.familiar is False
+        # a size the rules rule out, seen clearly, asks; on art the model does not know it reads
+        # sizes far less surely (planets drawn unlike its training look large), so only surely
+        ruled_out_from = MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else DOMINANT
+        ruled_out = [s for s in sizes if s not in allowed and sizes[s] >= ruled_out_from]
         if ruled_out:
             self._prompt(
                 "not-allowed",
@@ -490,7 +515,6 @@ class Tracker:
         # rather than stands does not lower it (a spot read as lying asks "fallen-meeple" above).
         confidence = spot.chance(lambda name: name != NO_MEEPLE) if len(allowed) == 1 else sizes[size]
         colours = spot.standing_by(0)
-        unfamiliar = self.learning.art.familiar is False
         if confidence < (MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else MEEPLE_ACCEPT) or (
             unfamiliar and colours.get(colour_of[player], 0.0) < MEEPLE_OWN_COLOUR
         ):
