@@ -165,7 +165,9 @@ def _spots(
     hand = float((cells > 0.5).mean())
     if not found:
         return [], hand
-    crops = np.stack([cut_out(picture, c.x, c.y, crop_side(c.width, c.height)) for c in found])
+    crops = np.stack(
+        [cut_out(picture, c.x, c.y, crop_side(c.width, c.height), reader.model.crop_px) for c in found]
+    )
     probs, _ = reader.model.read(crops)
     return [(1 - float(p[NONE]), p, crop) for p, crop in zip(probs, crops, strict=True)], hand
 
