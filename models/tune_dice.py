@@ -60,6 +60,7 @@ class CachedModel(DiceModel):
         # shares the model's session: no second one is loaded
         self.inner = model
         self.path = model.path
+        self.crop_px = model.crop_px
         self._maps: dict[bytes, tuple[np.ndarray, float]] = {}
         self._reads: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
