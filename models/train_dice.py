@@ -93,23 +93,25 @@ class Finder(nn.Module):
 
 
 class Reader(nn.Module):
-    """A small CNN over one die's crop: class logits (READ_CLASSES) and the pip box."""
+    """A small CNN over one die's crop: class logits (READ_CLASSES) and the pip box. ``width``
+    scales every layer's channels (1.0: the first reader shipped)."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
+        c16, c32, c48, c64, c96 = (max(8, round(c * width / 8) * 8) for c in (16, 32, 48, 64, 96))
         self.features = nn.Sequential(
-            conv(3, 16),
-            conv(16, 32, 2),
-            conv(32, 32),
-            conv(32, 48, 2),
-            conv(48, 48),
-            conv(48, 64, 2),
-            conv(64, 96),
+            conv(3, c16),
+            conv(c16, c32, 2),
+            conv(c32, c32),
+            conv(c32, c48, 2),
+            conv(c48, c48),
+            conv(c48, c64, 2),
+            conv(c64, c96),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
         )
-        self.classes = nn.Linear(96, len(READ_CLASSES))
-        self.box = nn.Linear(96, 4)
+        self.classes = nn.Linear(c96, len(READ_CLASSES))
+        self.box = nn.Linear(c96, 4)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f = self.features(x / 255.0 - 0.5)
@@ -396,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reader-real-repeat", type=int, default=1, help="how often each real crop is seen per pass"
     )
+    parser.add_argument(
+        "--reader-width", type=float, default=1.0, help="the reader's channels, times the first reader's"
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -427,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
 
     finder = Finder()
     if args.part == "export":  # both networks as they are in build/, into the ONNX file
-        reader = Reader()
+        reader = Reader(args.reader_width)
         finder.load_state_dict(torch.load(finder_path))
         reader.load_state_dict(torch.load(reader_path))
         export(finder.eval(), reader.eval(), Path(args.out))
@@ -477,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     weights = torch.tensor(
         (counts.sum() / np.maximum(counts, 1) / len(READ_CLASSES)) ** 0.5, dtype=torch.float32
     )
-    reader = Reader()
+    reader = Reader(args.reader_width)
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)

@@ -60,6 +60,7 @@ class CachedModel(DiceModel):
         # shares the model's session: no second one is loaded
         self.inner = model
         self.path = model.path
+        self.crop_px = model.crop_px
         self._maps: dict[bytes, tuple[np.ndarray, float]] = {}
         self._reads: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -165,7 +166,9 @@ def _spots(
     hand = float((cells > 0.5).mean())
     if not found:
         return [], hand
-    crops = np.stack([cut_out(picture, c.x, c.y, crop_side(c.width, c.height)) for c in found])
+    crops = np.stack(
+        [cut_out(picture, c.x, c.y, crop_side(c.width, c.height), reader.model.crop_px) for c in found]
+    )
     probs, _ = reader.model.read(crops)
     return [(1 - float(p[NONE]), p, crop) for p, crop in zip(probs, crops, strict=True)], hand
 

@@ -284,3 +284,13 @@ def test_a_missing_photo_folder_is_said_not_read_as_no_photographs(tmp_path: Pat
     with pytest.raises(FileNotFoundError, match="COMPANION_DICE_PHOTOS") as caught:
         photos("held-out", tmp_path / "nowhere")
     assert str(tmp_path / "nowhere") in str(caught.value)
+
+
+def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceReader) -> None:
+    from models.tune_dice import CachedModel
+
+    tray = render_tray(SEED + 7, dice=3)
+    cached = DiceReader(CachedModel(reader.model), reader.thresholds)
+    first, again = cached.read(tray.image), cached.read(tray.image)
+    assert first == again == reader.read(tray.image)
+    assert [d.value for d in first.dice]  # it read something, with the model's own crop size

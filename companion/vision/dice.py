@@ -120,7 +120,10 @@ class DiceReader:
             return []
         sides = [crop_side(c.width, c.height) for c in candidates]
         crops = np.stack(
-            [cut_out(picture, c.x, c.y, side) for c, side in zip(candidates, sides, strict=True)]
+            [
+                cut_out(picture, c.x, c.y, side, self.model.crop_px)
+                for c, side in zip(candidates, sides, strict=True)
+            ]
         )
         probs, boxes = self.model.read(crops)
         if self.thresholds.views > 1:

@@ -109,8 +109,10 @@ class DiceModel:
         if tuple(labels.get("read_classes", ())) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")
         self._session = open_session(path, threads)
+        # the reader's input side is the model's own (older files, without it, read 48 px)
+        self.crop_px = int(labels.get("crop_px", 48))
         self._no_tray = np.zeros((1, PAD_TO, PAD_TO, 3), np.float32)
-        self._no_crops = np.zeros((0, CROP_PX, CROP_PX, 3), np.float32)
+        self._no_crops = np.zeros((0, self.crop_px, self.crop_px, 3), np.float32)
         self.path = path
 
     def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
@@ -122,7 +124,7 @@ class DiceModel:
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class probabilities (N, READ_CLASSES) and pip boxes (N, 4: x0, y0, x1, y1 as
-        fractions of the crop) of N crops (N, CROP_PX, CROP_PX, 3)."""
+        fractions of the crop) of N crops (N, crop_px, crop_px, 3)."""
         if len(crops) == 0:
             return np.zeros((0, len(READ_CLASSES)), np.float32), np.zeros((0, 4), np.float32)
         probs, boxes = self._session.run(
