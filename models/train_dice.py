@@ -399,7 +399,10 @@ def main(argv: list[str] | None = None) -> int:
         "--reader-real-repeat", type=int, default=1, help="how often each real crop is seen per pass"
     )
     parser.add_argument(
-        "--reader-width", type=float, default=1.0, help="the reader's channels, times the first reader's"
+        "--reader-width",
+        type=float,
+        default=1.0,
+        help="the reader's channels, times the first reader's (--part export reads it from the weights)",
     )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
@@ -432,9 +435,11 @@ def main(argv: list[str] | None = None) -> int:
 
     finder = Finder()
     if args.part == "export":  # both networks as they are in build/, into the ONNX file
-        reader = Reader(args.reader_width)
+        weights = torch.load(reader_path)
+        # the reader's width, from its weights (its last layer has 96 channels times the width)
+        reader = Reader(weights["classes.weight"].shape[1] / 96)
         finder.load_state_dict(torch.load(finder_path))
-        reader.load_state_dict(torch.load(reader_path))
+        reader.load_state_dict(weights)
         export(finder.eval(), reader.eval(), Path(args.out))
         return 0
     try:

@@ -294,3 +294,16 @@ def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceRea
     first, again = cached.read(tray.image), cached.read(tray.image)
     assert first == again == reader.read(tray.image)
     assert [d.value for d in first.dice]  # it read something, with the model's own crop size
+
+
+def test_a_labels_file_that_does_not_match_its_model_s_crops_is_refused(tmp_path: Path) -> None:
+    from companion.vision.dice_model import DEFAULT_MODEL, DiceModel, DiceModelMissing
+
+    model = tmp_path / "dice.onnx"
+    model.write_bytes(DEFAULT_MODEL.read_bytes())
+    labels = json.loads(DEFAULT_MODEL.with_suffix(".labels.json").read_text(encoding="utf-8"))
+    assert DiceModel(DEFAULT_MODEL).crop_px == labels["crop_px"]
+    labels["crop_px"] += 16
+    model.with_suffix(".labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    with pytest.raises(DiceModelMissing, match="not one export"):
+        DiceModel(model)

@@ -137,10 +137,23 @@ def test_on_unknown_art_only_a_sure_stray_asks(table: Table) -> None:
 def test_on_unknown_art_only_a_sure_fallen_meeple_asks(table: Table, familiar: bool) -> None:
     table.lay("Ben")
     table.tracker.learning.art.familiar = familiar
-    table.see(reading(table.planet, spot("P1", red_small=0.1, fallen=0.85)))
-    assert ("fallen-meeple" in table.codes()) is familiar
+    # Ana's meeple is not seen; a faint lying shape at P2 is most likely art on unknown art
+    table.see(reading(table.planet, spot("P2", fallen=0.7)))
+    if familiar:
+        assert "fallen-meeple" in table.codes()
+    else:  # not taken for her fallen meeple either: hers is missing
+        assert table.codes() == {"missing-meeple"}
     table.see(reading(table.planet, spot("P1", fallen=0.995)))
     assert "fallen-meeple" in table.codes()
+
+
+def test_on_unknown_art_a_meeple_surely_there_and_likely_lying_asks_to_stand_it_up(table: Table) -> None:
+    here = table.lay("Ben")
+    name = _a_side(table)
+    name = name if name != "planet" else "P1"
+    table.tracker.learning.art.familiar = False
+    assert table.see(reading(here, spot(name, fallen=0.6, black_small=0.39))) == []
+    assert table.codes() == {"fallen-meeple"}
 
 
 def _two_places(table: Table) -> list[str]:
@@ -154,9 +167,19 @@ def test_on_unknown_art_two_unsure_new_meeples_ask_once_whether_one_was_placed(t
     here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
     first, second = _two_places(table)
     table.tracker.learning.art.familiar = False
-    weak = MEEPLE_ACCEPT_UNFAMILIAR - 0.1
-    assert table.see(reading(here, spot(first, black_small=weak), spot(second, black_small=weak))) == []
+    faint = MEEPLE_ACCEPT - 0.1
+    assert table.see(reading(here, spot(first, black_small=faint), spot(second, black_small=faint))) == []
     assert table.codes() == {"unsure-meeple"}
+
+
+def test_on_unknown_art_two_likely_new_meeples_are_still_one_too_many(table: Table) -> None:
+    here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
+    first, second = _two_places(table)
+    table.tracker.learning.art.familiar = False
+    likely = (MEEPLE_ACCEPT + MEEPLE_ACCEPT_UNFAMILIAR) / 2  # below the bar to record, above art's
+    seen = reading(here, spot(first, black_small=likely), spot(second, black_small=0.995))
+    assert table.see(seen) == []
+    assert table.codes() == {"two-meeples"}
 
 
 def test_on_unknown_art_a_sure_new_meeple_beside_an_unsure_one_is_recorded(table: Table) -> None:
@@ -167,6 +190,7 @@ def test_on_unknown_art_a_sure_new_meeple_beside_an_unsure_one_is_recorded(table
     added = table.see(seen)
     letter = "planet" if second == "P1" else second
     assert [(e["player"], e["feature"]) for e in added] == [("Ben", letter)]
+    assert table.codes() == set()
 
 
 def ben_lays_with_his_large_meeple_used(table: Table) -> tuple[Cell, str]:
@@ -262,7 +286,9 @@ def test_on_familiar_art_the_same_meeple_is_recorded(table: Table) -> None:
 
 
 @pytest.mark.parametrize("familiar", [True, False])
-def test_on_unknown_art_a_meeple_not_likelier_the_player_s_colour_asks(table: Table, familiar: bool) -> None:
+def test_on_unknown_art_a_meeple_with_less_than_even_odds_of_the_player_s_colour_asks(
+    table: Table, familiar: bool
+) -> None:
     there, spot_name = ben_lays_with_his_large_meeple_used(table)
     table.tracker.learning.art.familiar = familiar
     # something is surely there, but as likely of other colours as Ben's, none of them dominant

@@ -34,8 +34,9 @@ MEEPLE_ACCEPT = 0.85
 # On art the cell model does not know (ArtTrust.familiar False) the meeple model is as sure, and
 # wrong, about art it takes for a meeple, and about a meeple's size on planets drawn unlike its
 # training: there a new meeple is recorded only from 0.98, and only when the player's own colour
-# is the likelier reading of it. Chosen on 12 held-out games of the third art family (their new
-# meeples recorded wrong: 11 of 247 at 0.85, 2 of 205 so); docs/vision.md, "Meeples on art".
+# has at least an even chance. Chosen on 12 held-out games of the third art family (their new
+# meeples recorded wrong: 11 of 247 at 0.85, 2 of 205 so); docs/vision.md, "How a meeple seen
+# becomes an event", point 5.
 MEEPLE_ACCEPT_UNFAMILIAR = 0.98
 MEEPLE_OWN_COLOUR = 0.5
 # prompts a phone entry answers: about a tile not yet recorded, or a meeple this turn
@@ -409,8 +410,13 @@ class Tracker:
             fallen = False
             for spot in reading.meeples():
                 if spot.label == FALLEN:
-                    fallen = True
-                    if not unfamiliar or spot.chance(lambda name: name == FALLEN) >= MEEPLE_ACCEPT_UNFAMILIAR:
+                    # on unknown art, only when something surely lies or stands there: a weaker
+                    # reading is most likely art, and must not hide a missing meeple either
+                    if (
+                        not unfamiliar
+                        or spot.chance(lambda name: name != NO_MEEPLE) >= MEEPLE_ACCEPT_UNFAMILIAR
+                    ):
+                        fallen = True
                         self._prompt(
                             "fallen-meeple",
                             f"a meeple has fallen over on the tile at {_at(cell)}: stand it up",
@@ -446,16 +452,17 @@ class Tracker:
                     )
         if unfamiliar:
             strays = [(cell, spot) for cell, spot in strays if _standing(spot) >= MEEPLE_ACCEPT_UNFAMILIAR]
-            sure = [n for n in new if _standing(n[1]) >= MEEPLE_ACCEPT_UNFAMILIAR]
-            if len(new) > 1 and not sure:
-                # several unsure spots where the player may place a meeple: one question, not two
+            # of several new spots, those below the familiar bar are most likely art; two or more
+            # above it still ask "two-meeples" below, and only faint ones ask once
+            likely = [n for n in new if _standing(n[1]) >= MEEPLE_ACCEPT]
+            if len(new) > 1 and not likely:
                 self._prompt(
                     "unsure-meeple",
                     "not sure whether a meeple was placed: check it or enter it on the phone",
                     tuple(sorted({n[0] for n in new})),
                 )
                 return []
-            new = sure or new
+            new = likely or new
         for cell, spot in strays:
             self._prompt(
                 "stray-meeple",
@@ -514,16 +521,11 @@ class Tracker:
         # is that a meeple is there counts, not which size it looks; the chance that it lies
         # rather than stands does not lower it (a spot read as lying asks "fallen-meeple" above).
         confidence = spot.chance(lambda name: name != NO_MEEPLE) if len(allowed) == 1 else sizes[size]
-        colours = spot.standing_by(0)
-        if confidence < (MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else MEEPLE_ACCEPT) or (
-            unfamiliar and colours.get(colour_of[player], 0.0) < MEEPLE_OWN_COLOUR
-        ):
-            self._prompt(
-                "unsure-meeple",
-                f"not sure about a meeple on the tile at {_at(cell)}: check it or enter it on the phone",
-                (cell,),
-            )
+        unsure = f"not sure about a meeple on the tile at {_at(cell)}: check it or enter it on the phone"
+        if confidence < (MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else MEEPLE_ACCEPT):
+            self._prompt("unsure-meeple", unsure, (cell,))
             return []
+        colours = spot.standing_by(0)
         colour = max(colours, key=lambda c: colours[c])
         # The turn order says whose meeple it is, as it does for tiles; the colour only checks it.
         if colour != colour_of[player] and colours[colour] >= DOMINANT:
@@ -532,6 +534,10 @@ class Tracker:
                 f"a {colour} meeple appeared at {_at(cell)}, but it is {player}'s turn ({colour_of[player]})",
                 (cell,),
             )
+            return []
+        # on unknown art the player's colour must also have at least an even chance
+        if unfamiliar and colours.get(colour_of[player], 0.0) < MEEPLE_OWN_COLOUR:
+            self._prompt("unsure-meeple", unsure, (cell,))
             return []
         event = {
             "event": "meeple",

@@ -109,8 +109,14 @@ class DiceModel:
         if tuple(labels.get("read_classes", ())) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")
         self._session = open_session(path, threads)
-        # the reader's input side is the model's own (older files, without it, read 48 px)
-        self.crop_px = int(labels.get("crop_px", 48))
+        # the reader's input side is the model's own (older files, without it, read CROP_PX)
+        self.crop_px = int(labels.get("crop_px", CROP_PX))
+        crops = next((i for i in self._session.get_inputs() if i.name == "crops"), None)
+        if crops is None or list(crops.shape[1:]) != [self.crop_px, self.crop_px, 3]:
+            raise DiceModelMissing(
+                f"{path} reads crops of shape {None if crops is None else crops.shape[1:]}, "
+                f"but {labels_path} says {self.crop_px} px: the two files are not one export"
+            )
         self._no_tray = np.zeros((1, PAD_TO, PAD_TO, 3), np.float32)
         self._no_crops = np.zeros((0, self.crop_px, self.crop_px, 3), np.float32)
         self.path = path
