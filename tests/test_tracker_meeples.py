@@ -14,8 +14,9 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase
 from companion.games.starwars.tiles import AROUND
 from companion.table.links import EngineLink
+from companion.table.meeple_events import MEEPLE_ACCEPT, MEEPLE_ACCEPT_UNFAMILIAR, MEEPLE_OWN_COLOUR
 from companion.table.meeple_match import match_cell
-from companion.table.tracker import MEEPLE_ACCEPT, MEEPLE_ACCEPT_UNFAMILIAR, MEEPLE_OWN_COLOUR, Tracker
+from companion.table.tracker import Tracker
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
 from companion.vision.reader import MODELS, CellReading, SpotReading
 from companion.vision.watcher import Observation
