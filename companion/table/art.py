@@ -44,8 +44,13 @@ class ArtTrust:
             self.familiar = False
 
     @property
+    def unfamiliar(self) -> bool:
+        """Whether the table has shown its art is not the model's (not merely not yet known)."""
+        return self.familiar is False
+
+    @property
     def message(self) -> str | None:
-        if self.familiar is False:
+        if self.unfamiliar:
             return (
                 "these tiles do not look like the ones the companion was trained on: enter each "
                 "new tile on the phone and it learns them, or enrol the box (companion enroll)"

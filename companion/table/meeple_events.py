@@ -95,7 +95,7 @@ class MeepleEvents:
         places = meeple_places(engine)
         # on art the model does not know, it takes patches of art for meeples: there only a sure
         # reading asks about a meeple no one may place, or one fallen over (docs/vision.md)
-        unfamiliar = self.learning.art.familiar is False
+        unfamiliar = self.learning.art.unfamiliar
         new: list[tuple[Cell, SpotReading, str]] = []
         strays: list[tuple[Cell, SpotReading]] = []
         doubtful: list[Cell] = []  # a known meeple seen elsewhere where a new one may now stand
@@ -201,7 +201,7 @@ class MeepleEvents:
         assert player is not None  # a new meeple is only looked for where the player may place one
         sizes = spot.standing_by(1)
         size = max(allowed, key=lambda s: sizes.get(s, 0.0))
-        unfamiliar = self.learning.art.familiar is False
+        unfamiliar = self.learning.art.unfamiliar
         # a size the rules rule out, seen clearly, asks; on art the model does not know it reads
         # sizes far less surely (planets drawn unlike its training look large), so only surely
         ruled_out_from = MEEPLE_ACCEPT_UNFAMILIAR if unfamiliar else DOMINANT
