@@ -260,6 +260,10 @@ def _game(
         "types_enrolled": enrolled,
         "corrections": len(result.corrected),  # camera events a person took back
         "answered": result.answered,  # events a person entered after a prompt
+        # tiles entered after the camera asked about that tile; of those, offered first or at all
+        "tiles_asked": result.tiles_asked,
+        "tiles_first_choice": result.tiles_first_choice,
+        "tiles_in_choices": result.tiles_in_choices,
         "prompts": [p.code for p in result.prompts],
         "exact": result.exact,  # the whole record and the scores, with the person's answers
         "seconds": round(result.seconds, 1),
@@ -309,6 +313,10 @@ def evaluate_games(
         "corrections": sum(g["corrections"] for g in games),
         "prompts": sum(len(g["prompts"]) for g in games),
         "answered": sum(g["answered"] for g in games),
+        "tiles_asked": sum(g["tiles_asked"] for g in games),
+        # of the tiles asked about, how many the question offered: first, or among its choices
+        "tiles_first_choice": sum(g["tiles_first_choice"] for g in games),
+        "tiles_in_choices": sum(g["tiles_in_choices"] for g in games),
         "per_game": games,
     }
 

@@ -23,6 +23,7 @@ from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.gallery import (
     AGREED_MARGIN,
     AGREED_SCORE,
+    CHOICES,
     FIND_PX,
     LAYOUT_MARGIN,
     MATCH_MARGIN,
@@ -436,3 +437,49 @@ def test_a_tile_the_model_takes_for_felt_is_new_when_a_tile_shaped_change_shows_
     assert not asked_or_recorded()
     tracker.observe(Observation([felt_reading(cell, window)], appeared=frozenset({cell})))
     assert asked_or_recorded()
+
+
+def test_the_gallery_offers_its_likeliest_allowed_ways_first() -> None:
+    gallery = Gallery()
+    for tile in distinct_tiles():
+        gallery.add(box_picture(tile), tile)
+    tile = distinct_tiles()[5]
+    banned = distinct_tiles()[6]
+    match = gallery.match(window_of(box_picture(tile, variant=2), seed=4), allowed=lambda t: t != banned)
+    assert match is not None
+    assert match.choices[0] == match.tile == tile
+    assert len(match.choices) == CHOICES == len(set(match.choices))
+    assert banned not in match.choices
+
+
+def test_an_unfamiliar_tile_is_asked_about_with_the_gallery_s_likeliest_ways_as_choices() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS)
+    tracker.learning.art.familiar = False
+    link.add(
+        {"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json(), "meta": {"source": "phone"}}
+    )
+    kind = next(
+        t for t in distinct_tiles() if t.to_json() == {"features": [{"kind": "route", "edges": "SW"}]}
+    )
+    cell, turns, lying = link.game.legal_placements(kind)[0]
+    # every type enrolled but one the rules allow there: a match then needs a near copy to be sure,
+    # and another copy of the tile (its own stars and rocks) is not one
+    missing = next(
+        t
+        for t in distinct_tiles()
+        if t not in (kind, START)
+        and any(link.game.board.fit_error(cell, t.rotated(q)) is None for q in range(4))
+    )
+    for tile in distinct_tiles():
+        if tile != missing:
+            tracker.learning.gallery.add(box_picture(tile), tile)
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    seen = reading_of(cell, window_of(box_picture(kind, variant=3), turns, off=(1, -1), seed=5), misread)
+    assert tracker.observe(Observation([seen])) == []
+    (prompt,) = tracker.open_prompts()
+    assert prompt.code == "unfamiliar-tile" and prompt.cells == (cell,)
+    assert prompt.choices[0] == lying
+    assert all(link.game.board.fit_error(cell, choice) is None for choice in prompt.choices)
+    assert prompt.to_json()["choices"][0] == lying.to_json()

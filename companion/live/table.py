@@ -35,6 +35,7 @@ class Table:
         # What the camera says, when one feeds this table: its status, its prompts, its view.
         self._camera_status: str | None = None
         self._camera_prompts: list[str] = []
+        self._camera_asks: list[dict[str, Any]] = []
         self._camera_view: bytes | None = None
         self._camera_views = 0
         self._trays: list[dict[str, Any]] = []  # the dice trays as the scoreboard draws them
@@ -75,14 +76,24 @@ class Table:
             self._publish()
             return step
 
-    def set_camera(self, status: str | None, prompts: list[str], view_jpeg: bytes | None = None) -> None:
-        """The camera's news for the scoreboard; publishes only when something changed."""
+    def set_camera(
+        self,
+        status: str | None,
+        prompts: list[str],
+        view_jpeg: bytes | None = None,
+        asks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """The camera's news for the scoreboard; publishes only when something changed.
+        ``asks``: the camera's questions about single tiles in full (``Prompt.to_json``: code,
+        message, cells and the likeliest ``choices``), for the fix page to answer in a tap."""
+        asks = list(asks or [])
         with self._lock:
-            changed = (status, prompts) != (
+            changed = (status, prompts, asks) != (
                 self._camera_status,
                 self._camera_prompts,
+                self._camera_asks,
             ) or view_jpeg is not None
-            self._camera_status, self._camera_prompts = status, list(prompts)
+            self._camera_status, self._camera_prompts, self._camera_asks = status, list(prompts), asks
             if view_jpeg is not None:
                 self._camera_view = view_jpeg
                 self._camera_views += 1
@@ -119,6 +130,7 @@ class Table:
             state["camera"] = {
                 "status": self._camera_status,
                 "view": self._camera_views if self._camera_view is not None else None,
+                "asks": [dict(ask) for ask in self._camera_asks],
             }
             state["trays"] = [dict(tray) for tray in self._trays]
         return state

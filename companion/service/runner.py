@@ -29,6 +29,7 @@ from companion.live.table import Table
 from companion.table.enrolment import EnrolmentCamera
 from companion.table.links import TableLink
 from companion.table.loop import CameraLoop
+from companion.table.tracker import ENTER_TILE_PROMPTS
 from companion.table.trays import BattleTrays
 from companion.vision.overlay import annotate
 
@@ -167,7 +168,9 @@ class TableRunner:
             tiles = list(engine.board.tiles) if engine is not None else []
             asking = [cell for prompt in open_prompts for cell in prompt.cells]
             view = annotate(last.view, last.lattice, tiles, asking)
-        self.table.set_camera(status, prompts, view)
+        # the tile questions in full (cell, one-tap choices), for the fix page to answer
+        asks = [p.to_json() for p in open_prompts if p.code in ENTER_TILE_PROMPTS]
+        self.table.set_camera(status, prompts, view, asks)
         if self.trays is not None:
             self.table.set_trays(self.trays.to_json())
         said = self.feed.status or "reading the table"

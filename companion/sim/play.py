@@ -13,11 +13,12 @@ from typing import Any
 
 from companion.games.base import IllegalEvent
 from companion.games.starwars.spots import PLANET_SPOTS
+from companion.games.starwars.tiles import parse_tile
 from companion.sim.starwars_games import SimulatedGame, simulate_game
 from companion.sim.table import MAT_BOUNDS, SimulatedTable
 from companion.table.links import EngineLink
 from companion.table.loop import CameraLoop
-from companion.table.tracker import Prompt, Tracker
+from companion.table.tracker import ENTER_TILE_PROMPTS, Prompt, Tracker
 from companion.vision.gallery import Gallery
 from companion.vision.meeples import MeepleModel
 from companion.vision.motion import mean_frame
@@ -37,6 +38,11 @@ class GameRead:
     # the camera's events a person took back on the phone (``fix_mistakes``): each wrong one and
     # any it recorded after it
     corrected: list[dict[str, Any]] = field(default_factory=list)
+    # tiles a person entered after the camera asked about that one tile, and of those, how many
+    # the question offered as a one-tap choice (the first choice, or any)
+    tiles_asked: int = 0
+    tiles_first_choice: int = 0
+    tiles_in_choices: int = 0
 
     def camera_events(self) -> list[dict[str, Any]]:
         """The events the camera recorded (not those a person entered), without their meta."""
@@ -172,9 +178,16 @@ def enter_what_happened(result: GameRead, happened: int) -> int:
     if read != truth[: len(read)]:
         return 0
     entered = 0
+    asked = {p.cells[0]: p for p in result.tracker.open_prompts() if p.code in ENTER_TILE_PROMPTS}
     for event in truth[len(read) :]:
         if event["event"] in ("roll", "end"):
             break
+        question = asked.get(tuple(event["at"])) if event["event"] == "tile" else None  # type: ignore[arg-type]
+        if question is not None:
+            tile = parse_tile(event["tile"])
+            result.tiles_asked += 1
+            result.tiles_first_choice += question.choices[:1] == (tile,)
+            result.tiles_in_choices += tile in question.choices
         try:
             result.link.add({**event, "meta": {"source": "phone"}})
         except IllegalEvent:

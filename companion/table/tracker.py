@@ -19,7 +19,7 @@ from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.table.learning import TileLearning
 from companion.table.meeple_events import DOMINANT, MEEPLE_PROMPTS, MeepleEvents, cell_json, meeple_places
-from companion.vision.gallery import Gallery
+from companion.vision.gallery import CHOICES, Gallery
 from companion.vision.labels import EMPTY, UNKNOWN, TileLabels
 from companion.vision.reader import CellReading
 from companion.vision.watcher import Observation
@@ -27,6 +27,8 @@ from companion.vision.watcher import Observation
 ACCEPT = 0.9  # below this a reading goes to a person
 # prompts a phone entry answers about a tile not yet recorded (the meeples': MEEPLE_PROMPTS)
 TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "two-tiles", "start-tile", "unfamiliar-tile")
+# those a person answers by entering the one tile at the prompt's cell
+ENTER_TILE_PROMPTS = ("unsure-tile", "illegal-tile", "unknown-tile", "unfamiliar-tile")
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,16 @@ class Prompt:
     code: str  # e.g. "unsure-tile", "illegal-tile", "two-tiles", "fallen-meeple"
     message: str  # for the people at the table
     cells: tuple[Cell, ...] = ()
+    # for a tile asked about: its likeliest ways of lying, first the likeliest, for the phone
+    # to offer as one-tap answers (none when the camera has no idea)
+    choices: tuple[Tile, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "cells": [list(c) for c in self.cells]}
+        obj: dict[str, Any] = {"code": self.code, "message": self.message}
+        obj["cells"] = [list(c) for c in self.cells]
+        if self.choices:
+            obj["choices"] = [tile.to_json() for tile in self.choices]
+        return obj
 
 
 class GameLink(Protocol):
@@ -256,7 +265,8 @@ class Tracker(MeepleEvents):
             self.learning.art.start_read(guessed, best_chance >= ACCEPT)
         if not self.learning.art.familiar:
             return self._by_gallery(engine, reading, guessed)
-        events = self._by_model(engine, reading, unknown, best_legal, best_illegal)
+        likeliest = tuple(dict.fromkeys(tile for _, tile in sorted(legal, key=lambda x: -x[0])))[:CHOICES]
+        events = self._by_model(engine, reading, unknown, best_legal, best_illegal, likeliest)
         self.learning.keep(cell, reading.window, best_legal[1] if events else None, guessed)
         if not start:
             self.learning.art.new_tile(asked=not events)
@@ -269,6 +279,7 @@ class Tracker(MeepleEvents):
         unknown: float,
         best_legal: tuple[float, Tile | None],
         best_illegal: tuple[float, Tile | None],
+        likeliest: tuple[Tile, ...] = (),
     ) -> list[dict[str, Any]]:
         cell = reading.cell
         where = cell_json(cell)
@@ -305,6 +316,7 @@ class Tracker(MeepleEvents):
             f"not sure about the tile at {where} (perhaps {shown}, {best_legal[0]:.0%}): "
             "straighten it or enter it on the phone",
             (cell,),
+            likeliest,
         )
         return []
 
@@ -325,6 +337,7 @@ class Tracker(MeepleEvents):
             f"the companion does not know this box's tiles well enough yet: enter the tile at "
             f"{cell_json(cell)} on the phone, and it will learn it",
             (cell,),
+            learnt.choices if learnt is not None else (),
         )
         return []
 
@@ -360,8 +373,10 @@ class Tracker(MeepleEvents):
         self.events.append(event)
         return True
 
-    def _prompt(self, code: str, message: str, cells: tuple[Cell, ...]) -> None:
-        self.prompts[(code, cells)] = Prompt(code, message, cells)
+    def _prompt(
+        self, code: str, message: str, cells: tuple[Cell, ...], choices: tuple[Tile, ...] = ()
+    ) -> None:
+        self.prompts[(code, cells)] = Prompt(code, message, cells, choices)
         engine = self.link.engine()
         if engine is not None:
             self._raised_at[(code, cells)] = self._moment(engine)

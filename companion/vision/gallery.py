@@ -53,6 +53,10 @@ AGREED_SCORE = 0.5
 AGREED_MARGIN = 0.05
 LAYOUT_MARGIN = 0.03
 CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
+# A match that is not sure still offers the likeliest ways of lying to the person asked, so the
+# phone can take the answer in one tap: on the box art's new tiles the likeness put the right one
+# first for about 91 %, among its first three for more (docs/vision.md).
+CHOICES = 3
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
@@ -87,6 +91,9 @@ class GalleryMatch:
     # enrolled its pictures are camera windows of the tiles people entered), three ways agreeing
     # is not enough. The bars were chosen with every type enrolled.
     whole_box: bool = True
+    # the ways of lying the rules allow, likeliest first (at most CHOICES): what to offer a
+    # person when the match is not sure
+    choices: tuple[Tile, ...] = ()
 
     @property
     def sure(self) -> bool:
@@ -415,7 +422,8 @@ class Gallery:
         ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
         runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
         unseen = bool(set(rivals) - set(tiles) - {ranked[0][0]})
-        return GalleryMatch(ranked[0][0], ranked[0][1], runner_up, unseen)
+        choices = tuple(tile for tile, _ in ranked[:CHOICES])
+        return GalleryMatch(ranked[0][0], ranked[0][1], runner_up, unseen, choices=choices)
 
 
 def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[str]]:

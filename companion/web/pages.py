@@ -8,7 +8,9 @@ from flask import Blueprint, abort, render_template, send_file
 from werkzeug.wrappers import Response
 
 from companion.games import GAMES
+from companion.games.base import FormatError
 from companion.games.starwars.setup import COLOURS, VARIANTS
+from companion.games.starwars.tiles import parse_tile
 from companion.web.api import csrf_token, web
 from companion.web.join import qr_svg
 
@@ -60,7 +62,20 @@ def setup() -> str:
 
 @pages.get("/fix")
 def fix() -> str:
-    return page("fix.html", events=web().table.events())
+    asks = [_ask(ask) for ask in web().table.state()["camera"].get("asks", [])]
+    return page("fix.html", events=web().table.events(), asks=asks)
+
+
+def _ask(ask: dict[str, Any]) -> dict[str, Any]:
+    """A camera question about one tile, with each choice put in words for its button."""
+    choices = []
+    for tile in ask.get("choices", []):
+        try:
+            text = parse_tile(tile, "a choice").describe()
+        except FormatError:  # the camera's own tiles parse; a stranger's is left out, not shown
+            continue
+        choices.append({"tile": tile, "text": text})
+    return {"message": ask["message"], "at": ask["cells"][0], "choices": choices}
 
 
 @pages.get("/games")

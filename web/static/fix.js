@@ -54,6 +54,28 @@
     });
   }
 
+  // A camera question answered in one tap: the tile it offered, at its cell, for the player
+  // whose turn it is; or its cell put into the form above, to describe the tile by hand.
+  for (const button of document.querySelectorAll("#camera-asks button.choice")) {
+    button.addEventListener("click", () => {
+      const record = {
+        event: "tile",
+        player: button.dataset.player,
+        at: JSON.parse(button.dataset.at),
+        tile: JSON.parse(button.dataset.tile),
+        meta: { source: "phone" },
+      };
+      submit(button, { path: "/api/event", body: record });
+    });
+  }
+  for (const button of document.querySelectorAll("#camera-asks button.by-hand")) {
+    button.addEventListener("click", () => {
+      if (!entry) return;
+      entry.at.value = button.dataset.at;
+      document.getElementById("enter-tile").scrollIntoView();
+    });
+  }
+
   // Arriving from a score's "Fix it" link: open that event.
   const target = window.location.hash && document.querySelector(`${window.location.hash} details`);
   if (target) target.open = true;

@@ -47,6 +47,7 @@
     const noGame = document.getElementById("no-game");
     if (noGame && state.game) noGame.remove();
     document.getElementById("prompts").replaceChildren(...(state.prompts || []).map((p) => el("p", p, "prompt")));
+    document.getElementById("answer-asks").hidden = !((state.camera && state.camera.asks) || []).length;
     const players = [...state.players].sort((a, b) => b.score - a.score);
     document.getElementById("players").replaceChildren(...players.map(player));
     lastScores = Object.fromEntries(state.players.map((p) => [p.name, p.score]));
