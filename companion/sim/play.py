@@ -182,7 +182,7 @@ def enter_what_happened(result: GameRead, happened: int) -> int:
     for event in truth[len(read) :]:
         if event["event"] in ("roll", "end"):
             break
-        question = asked.get(tuple(event["at"])) if event["event"] == "tile" else None  # type: ignore[arg-type]
+        question = asked.get(tuple(event["at"])) if event["event"] == "tile" else None
         if question is not None:
             tile = parse_tile(event["tile"])
             result.tiles_asked += 1
