@@ -54,8 +54,8 @@ AGREED_MARGIN = 0.05
 LAYOUT_MARGIN = 0.03
 CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
 # A match that is not sure still offers the likeliest ways of lying to the person asked, so the
-# phone can take the answer in one tap: on the box art's new tiles the likeness put the right one
-# first for about 91 %, among its first three for more (docs/vision.md).
+# phone can take the answer in one tap: of 630 box-art tiles asked about in 20 enrolled games,
+# the right one was first for 80 %, among the first three for 98 % (docs/vision.md, "Prompts").
 CHOICES = 3
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
