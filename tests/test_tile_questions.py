@@ -175,3 +175,22 @@ def test_the_runner_hands_the_scoreboard_the_camera_s_tile_questions_in_full(tmp
     camera = table.state()["camera"]
     assert camera["asks"] == [asked.to_json()] and camera["asks"][0]["choices"] == [STRAIGHT]
     assert table.state()["prompts"] == [asked.message, stray.message]
+
+
+def test_a_choice_is_entered_for_the_player_whose_tile_comes_next_not_the_one_still_placing_a_meeple(
+    site: Site,
+) -> None:
+    site.play("route-three.jsonl", events=2)  # Ana's T of routes is down; her meeple may follow
+    state = site.client.get("/api/state").get_json()
+    assert (state["turn_of"], state["next_player"]) == ("Ana", "Ben")
+    site.table.set_camera(None, [], asks=[_ask([2, 0], STRAIGHT)])
+    page = site.client.get("/fix").get_data(as_text=True)
+    assert [b["player"] for b in _buttons(page)] == ["Ben"] and "enters it for Ben" in page
+
+
+def test_a_choice_for_the_start_tile_is_no_one_s(site: Site) -> None:
+    header, _ = record_lines("route-three.jsonl")
+    assert site.post("/api/games", header).status_code == 201
+    site.table.set_camera(None, [], asks=[_ask([0, 0], STRAIGHT)])
+    page = site.client.get("/fix").get_data(as_text=True)
+    assert [b["player"] for b in _buttons(page)] == [""] and "as the start tile" in page

@@ -9,6 +9,7 @@ from werkzeug.wrappers import Response
 
 from companion.games import GAMES
 from companion.games.base import FormatError
+from companion.games.starwars.engine import Phase
 from companion.games.starwars.setup import COLOURS, VARIANTS
 from companion.games.starwars.tiles import parse_tile
 from companion.web.api import csrf_token, web
@@ -62,11 +63,15 @@ def setup() -> str:
 
 @pages.get("/fix")
 def fix() -> str:
-    asks = [_ask(ask) for ask in web().table.state()["camera"].get("asks", [])]
+    state = web().table.state()
+    # the tile asked about is the next one: its player's (the last player may still be placing
+    # a meeple, so not ``turn_of``); the start tile is no one's
+    player = None if state.get("phase") == Phase.START.value else state.get("next_player")
+    asks = [_ask(ask, player) for ask in state["camera"].get("asks", [])]
     return page("fix.html", events=web().table.events(), asks=asks)
 
 
-def _ask(ask: dict[str, Any]) -> dict[str, Any]:
+def _ask(ask: dict[str, Any], player: str | None) -> dict[str, Any]:
     """A camera question about one tile, with each choice put in words for its button."""
     choices = []
     for tile in ask.get("choices", []):
@@ -75,7 +80,7 @@ def _ask(ask: dict[str, Any]) -> dict[str, Any]:
         except FormatError:  # the camera's own tiles parse; a stranger's is left out, not shown
             continue
         choices.append({"tile": tile, "text": text})
-    return {"message": ask["message"], "at": ask["cells"][0], "choices": choices}
+    return {"message": ask["message"], "at": ask["cells"][0], "choices": choices, "player": player}
 
 
 @pages.get("/games")

@@ -55,12 +55,12 @@
   }
 
   // A camera question answered in one tap: the tile it offered, at its cell, for the player
-  // whose turn it is; or its cell put into the form above, to describe the tile by hand.
+  // whose tile comes next; or its cell put into the form above, to describe the tile by hand.
   for (const button of document.querySelectorAll("#camera-asks button.choice")) {
     button.addEventListener("click", () => {
       const record = {
         event: "tile",
-        player: button.dataset.player,
+        player: button.dataset.player || null, // none for the start tile
         at: JSON.parse(button.dataset.at),
         tile: JSON.parse(button.dataset.tile),
         meta: { source: "phone" },
