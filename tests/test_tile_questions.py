@@ -194,3 +194,11 @@ def test_a_choice_for_the_start_tile_is_no_one_s(site: Site) -> None:
     site.table.set_camera(None, [], asks=[_ask([0, 0], STRAIGHT)])
     page = site.client.get("/fix").get_data(as_text=True)
     assert [b["player"] for b in _buttons(page)] == [""] and "as the start tile" in page
+
+
+def test_a_game_over_offers_no_taps(site: Site) -> None:
+    site.play("route-three.jsonl")
+    assert site.client.get("/api/state").get_json()["finished"]
+    site.table.set_camera(None, [], asks=[_ask([5, 5], STRAIGHT)])
+    page = site.client.get("/fix").get_data(as_text=True)
+    assert _buttons(page) == [] and "The camera asks" not in page

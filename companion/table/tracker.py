@@ -78,7 +78,9 @@ class Tracker(MeepleEvents):
         self.link = link
         self.labels = labels
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
-        self.learning = TileLearning(gallery if gallery is not None else Gallery(), load_catalog().start.tile)
+        start_tile = load_catalog().start.tile
+        self.learning = TileLearning(gallery if gallery is not None else Gallery(), start_tile)
+        self._start_ways = {start_tile.rotated(q) for q in range(4)}
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
@@ -265,7 +267,9 @@ class Tracker(MeepleEvents):
             self.learning.art.start_read(guessed, best_chance >= ACCEPT)
         if not self.learning.art.familiar:
             return self._by_gallery(engine, reading, guessed)
-        likeliest = tuple(dict.fromkeys(tile for _, tile in sorted(legal, key=lambda x: -x[0])))[:CHOICES]
+        # what to offer a person if asked: the likeliest legal ways (the start tile: its own turnings)
+        offered = [x for x in legal if not start or x[1] in self._start_ways]
+        likeliest = tuple(dict.fromkeys(tile for _, tile in sorted(offered, key=lambda x: -x[0])))[:CHOICES]
         events = self._by_model(engine, reading, unknown, best_legal, best_illegal, likeliest)
         self.learning.keep(cell, reading.window, best_legal[1] if events else None, guessed)
         if not start:
@@ -298,6 +302,7 @@ class Tracker(MeepleEvents):
                     f"the tile at {where} reads as {best_legal[1].describe()}, but looks like "
                     f"{learnt.tile.describe()}, as a person entered before: check it on the phone",
                     (cell,),
+                    (learnt.tile, best_legal[1]),
                 )
                 return []
             return self._emit_tile(engine, cell, best_legal[1], best_legal[0])

@@ -9,7 +9,6 @@ from werkzeug.wrappers import Response
 
 from companion.games import GAMES
 from companion.games.base import FormatError
-from companion.games.starwars.engine import Phase
 from companion.games.starwars.setup import COLOURS, VARIANTS
 from companion.games.starwars.tiles import parse_tile
 from companion.web.api import csrf_token, web
@@ -65,9 +64,11 @@ def setup() -> str:
 def fix() -> str:
     state = web().table.state()
     # the tile asked about is the next one: its player's (the last player may still be placing
-    # a meeple, so not ``turn_of``); the start tile is no one's
-    player = None if state.get("phase") == Phase.START.value else state.get("next_player")
-    asks = [_ask(ask, player) for ask in state["camera"].get("asks", [])]
+    # a meeple, so not ``turn_of``); the start tile is no one's. No game, or one over: nothing
+    # a tap could enter.
+    player = None if state.get("phase") == "start" else state.get("next_player")
+    playing = state.get("game") is not None and not state.get("finished")
+    asks = [_ask(ask, player) for ask in state["camera"].get("asks", [])] if playing else []
     return page("fix.html", events=web().table.events(), asks=asks)
 
 

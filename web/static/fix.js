@@ -49,7 +49,7 @@
       if (at.length !== 2 || at.some((n) => !Number.isInteger(n))) {
         return say("Where is the tile? Two whole numbers, x and y, as the camera's message gives them, e.g. 1, -2.");
       }
-      const record = { event: "tile", player: entry.player.value, at, tile: described.tile(), meta: { source: "phone" } };
+      const record = { event: "tile", player: entry.player.value || null, at, tile: described.tile(), meta: { source: "phone" } };
       submit(entry, { path: "/api/event", body: record });
     });
   }
@@ -70,8 +70,9 @@
   }
   for (const button of document.querySelectorAll("#camera-asks button.by-hand")) {
     button.addEventListener("click", () => {
-      if (!entry) return;
+      if (!entry) return say("Start a game first: the tile is entered into it.");
       entry.at.value = button.dataset.at;
+      if (button.dataset.player) entry.player.value = button.dataset.player;
       document.getElementById("enter-tile").scrollIntoView();
     });
   }
