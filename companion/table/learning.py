@@ -40,6 +40,7 @@ class TileLearning:
     def __init__(self, gallery: Gallery, start_tile: Tile) -> None:
         self.gallery = gallery
         self._start_tile = start_tile
+        self.start_ways = frozenset(start_tile.rotated(q) for q in range(4))  # how it may lie
         # every way a catalog tile may lie: what may compete for a cell
         self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
         self.art = ArtTrust(start_tile)
@@ -88,10 +89,9 @@ class TileLearning:
         if window is None or not len(self.gallery):
             return None
         if engine.phase is Phase.START:  # the start tile is known; only how it lies is read
-            starts = {self._start_tile.rotated(q) for q in range(4)}
 
             def allowed(tile: Tile) -> bool:
-                return tile in starts
+                return tile in self.start_ways
         else:
 
             def allowed(tile: Tile) -> bool:

@@ -78,9 +78,7 @@ class Tracker(MeepleEvents):
         self.link = link
         self.labels = labels
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
-        start_tile = load_catalog().start.tile
-        self.learning = TileLearning(gallery if gallery is not None else Gallery(), start_tile)
-        self._start_ways = {start_tile.rotated(q) for q in range(4)}
+        self.learning = TileLearning(gallery if gallery is not None else Gallery(), load_catalog().start.tile)
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
@@ -267,10 +265,7 @@ class Tracker(MeepleEvents):
             self.learning.art.start_read(guessed, best_chance >= ACCEPT)
         if not self.learning.art.familiar:
             return self._by_gallery(engine, reading, guessed)
-        # what to offer a person if asked: the likeliest legal ways (the start tile: its own turnings)
-        offered = [x for x in legal if not start or x[1] in self._start_ways]
-        likeliest = tuple(dict.fromkeys(tile for _, tile in sorted(offered, key=lambda x: -x[0])))[:CHOICES]
-        events = self._by_model(engine, reading, unknown, best_legal, best_illegal, likeliest)
+        events = self._by_model(engine, reading, unknown, best_legal, best_illegal, legal)
         self.learning.keep(cell, reading.window, best_legal[1] if events else None, guessed)
         if not start:
             self.learning.art.new_tile(asked=not events)
@@ -283,7 +278,7 @@ class Tracker(MeepleEvents):
         unknown: float,
         best_legal: tuple[float, Tile | None],
         best_illegal: tuple[float, Tile | None],
-        likeliest: tuple[Tile, ...] = (),
+        legal: list[tuple[float, Tile]],
     ) -> list[dict[str, Any]]:
         cell = reading.cell
         where = cell_json(cell)
@@ -321,9 +316,16 @@ class Tracker(MeepleEvents):
             f"not sure about the tile at {where} (perhaps {shown}, {best_legal[0]:.0%}): "
             "straighten it or enter it on the phone",
             (cell,),
-            likeliest,
+            self._likeliest(engine, legal),
         )
         return []
+
+    def _likeliest(self, engine: StarWarsGame, legal: list[tuple[float, Tile]]) -> tuple[Tile, ...]:
+        """What to offer a person asked about a tile: the likeliest legal ways of lying (the
+        start tile: its own turnings)."""
+        if engine.phase is Phase.START:
+            legal = [x for x in legal if x[1] in self.learning.start_ways]
+        return tuple(dict.fromkeys(tile for _, tile in sorted(legal, key=lambda x: -x[0])))[:CHOICES]
 
     def _by_gallery(
         self, engine: StarWarsGame, reading: CellReading, guessed: Tile | None
