@@ -140,9 +140,9 @@ class FinderSample:
 
 @dataclass(frozen=True)
 class ReadSample:
-    patch: np.ndarray  # PATCH px square, 1.5 crops wide, centred on the spot
+    patch: np.ndarray  # 1.5 crops wide (the training's PATCH_PER_CROP), centred on the spot
     label: int
-    box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 in PATCH pixels
+    box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 in the patch's pixels
 
 
 def _shrink(picture: np.ndarray) -> tuple[np.ndarray, float]:

@@ -30,12 +30,14 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader
+from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
 from models.dice_data import SYNTHETIC_SEEDS, iou, photos
 
@@ -314,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bad", type=int, default=0, help="rendered bad trays of each kind to read")
     parser.add_argument("--mistakes", action="store_true", help="list every die not read right")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to read with")
     args = parser.parse_args(argv)
-    reader = DiceReader()
+    reader = DiceReader(DiceModel(args.model))
     started = time.monotonic()
     lines: list[str] = []
     mistakes: list[str] = []

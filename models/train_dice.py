@@ -55,7 +55,7 @@ from models.dice_data import (
 
 HERE = Path(__file__).resolve().parent
 HARVEST_THRESHOLD = 0.1
-PATCH = 72  # reader crops are kept this big (1.5 crops) so that augmenting can shift and turn them
+PATCH_PER_CROP = 1.5  # reader crops are kept 1.5 crops big so that augmenting can shift and turn them
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -170,7 +170,7 @@ FIND_TRAIN_PX = 128
 
 
 def finder_batch(samples: list[FinderSample], rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
-    """Random 192 px squares of the trays at a random scale, turned and flipped, and their target
+    """Random FIND_TRAIN_PX squares of the trays at a random scale, turned and flipped, and their target
     maps: centre (Gaussian), offsets and log sizes at each centre cell, the hand mask."""
     n, cells = len(samples), FIND_TRAIN_PX // STRIDE
     images = np.zeros((n, FIND_TRAIN_PX, FIND_TRAIN_PX, 3), np.float32)
@@ -270,7 +270,8 @@ def finder_loss(
 def finder_from_onnx(path: Path) -> Finder:
     """The finder of an exported dice file, back as a torch module to export again beside a new
     reader. The export folded each batch norm into its convolution; here each batch norm passes
-    the folded convolution through as it is (in eval mode only: not to be trained further)."""
+    the folded convolution through as it is (in eval mode only: to be trained further only with
+    its batch norms frozen, `train`'s ``frozen_norms``)."""
     import onnx
     from onnx import numpy_helper
 
@@ -315,23 +316,26 @@ def run_finder(net: Finder, picture: np.ndarray, threshold: float = 0.2) -> list
 # --- the reader ----------------------------------------------------------------------------
 
 
-def reader_batch(samples: list[ReadSample], rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+def reader_batch(
+    samples: list[ReadSample], rng: np.random.Generator, crop_px: int = CROP_PX
+) -> tuple[torch.Tensor, ...]:
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
-    scaled a little, cut to CROP_PX, recoloured; its pip box moved with it."""
+    scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it."""
     n = len(samples)
-    images = np.zeros((n, CROP_PX, CROP_PX, 3), np.float32)
+    patch = round(crop_px * PATCH_PER_CROP)
+    images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)
     boxes = np.zeros((n, 4), np.float32)
     has_box = np.zeros(n, np.float32)
     for k, sample in enumerate(samples):
         angle = 90 * int(rng.integers(0, 4)) + rng.uniform(-12, 12)
         scale = math.exp(rng.normal(0, 0.1))
-        shift = rng.normal(0, 0.05, 2) * CROP_PX
-        matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
-        matrix[:, 2] += shift + (CROP_PX - PATCH) / 2
+        shift = rng.normal(0, 0.05, 2) * crop_px
+        matrix = cv2.getRotationMatrix2D((patch / 2, patch / 2), angle, scale)
+        matrix[:, 2] += shift + (crop_px - patch) / 2
         if rng.random() < 0.5:
-            matrix = np.array([[-1, 0, CROP_PX], [0, 1, 0]], np.float64) @ np.vstack([matrix, [0, 0, 1]])
-        image = cv2.warpAffine(sample.patch, matrix, (CROP_PX, CROP_PX), borderMode=cv2.BORDER_REPLICATE)
+            matrix = np.array([[-1, 0, crop_px], [0, 1, 0]], np.float64) @ np.vstack([matrix, [0, 0, 1]])
+        image = cv2.warpAffine(sample.patch, matrix, (crop_px, crop_px), borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.2:
             image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.2))
         images[k] = recolour(image, rng)
@@ -340,7 +344,7 @@ def reader_batch(samples: list[ReadSample], rng: np.random.Generator) -> tuple[t
             x0, y0, x1, y1 = sample.box
             corners = np.array([[x0, y0, 1], [x1, y0, 1], [x0, y1, 1], [x1, y1, 1]]) @ matrix.T
             boxes[k] = (*corners.min(axis=0), *corners.max(axis=0))
-            boxes[k] /= CROP_PX
+            boxes[k] /= crop_px
             has_box[k] = 1
     tensors = (images, labels, boxes, has_box)
     return tuple(torch.from_numpy(t) for t in tensors)
@@ -358,12 +362,20 @@ def reader_loss(net: Reader, batch: tuple[torch.Tensor, ...], weights: torch.Ten
 # --- training --------------------------------------------------------------------------------
 
 
-def train(net: nn.Module, steps: int, lr: float, step_loss: object, label: str) -> None:
-    """AdamW with a one-cycle learning rate for ``steps`` batches; progress on stderr."""
+def train(
+    net: nn.Module, steps: int, lr: float, step_loss: object, label: str, frozen_norms: bool = False
+) -> None:
+    """AdamW with a one-cycle learning rate for ``steps`` batches; progress on stderr.
+    ``frozen_norms`` keeps each batch norm's statistics as they are (a network taken back out
+    of an ONNX file has them folded away, and batch statistics would undo that)."""
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps, pct_start=0.15)
     started, total = time.monotonic(), 0.0
     net.train()
+    if frozen_norms:
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
     for step in range(1, steps + 1):
         loss = step_loss()  # type: ignore[operator]
         optimiser.zero_grad()
@@ -404,6 +416,12 @@ def main(argv: list[str] | None = None) -> int:
         default=1.0,
         help="the reader's channels, times the first reader's (--part export reads it from the weights)",
     )
+    parser.add_argument(
+        "--crop-px",
+        type=int,
+        default=CROP_PX,
+        help="the reader's input side (with --part export: the side it was trained at)",
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -421,7 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--finder-onnx",
-        help="with --part reader: keep the finder of this dice.onnx (no torch weights needed in build/)",
+        help="start from the finder of this dice.onnx (no torch weights needed in build/): with --part "
+        "reader, kept as it is; with --part finder or both, fine-tuned with its batch norms frozen",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
@@ -440,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         reader = Reader(weights["classes.weight"].shape[1] / 96)
         finder.load_state_dict(torch.load(finder_path))
         reader.load_state_dict(weights)
-        export(finder.eval(), reader.eval(), Path(args.out))
+        export(finder.eval(), reader.eval(), Path(args.out), args.crop_px)
         return 0
     try:
         real = real_finder_samples()
@@ -466,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
             batch = finder_batch([samples[i] for i in chosen], rng)
             return finder_loss(finder, batch, args.hand_weight, args.hand_pos_weight)
 
-        train(finder, args.finder_steps, args.finder_lr, finder_step, "finder")
+        train(finder, args.finder_steps, args.finder_lr, finder_step, "finder", bool(args.finder_onnx))
         torch.save(finder.state_dict(), finder_path)
         if args.part == "finder":
             return 0
@@ -476,8 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     def find(picture: np.ndarray) -> list[Candidate]:
         return run_finder(finder, picture, HARVEST_THRESHOLD)
 
-    real_crops = harvest(real, find, PATCH)
-    crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, PATCH)
+    patch = round(args.crop_px * PATCH_PER_CROP)
+    real_crops = harvest(real, find, patch)
+    crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, patch)
     counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
     print(
         "reader crops: " + ", ".join(f"{n} {c}" for n, c in zip(READ_CLASSES, counts, strict=True)),
@@ -491,19 +511,20 @@ def main(argv: list[str] | None = None) -> int:
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)
-        return reader_loss(reader, reader_batch([crops[i] for i in chosen], rng), weights)
+        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px)
+        return reader_loss(reader, batch, weights)
 
     train(reader, args.reader_steps, 3e-3, reader_step, "reader")
     torch.save(reader.state_dict(), reader_path)
-    export(finder, reader, Path(args.out))
+    export(finder, reader, Path(args.out), args.crop_px)
     return 0
 
 
-def export(finder: Finder, reader: Reader, out: Path) -> None:
+def export(finder: Finder, reader: Reader, out: Path, crop_px: int = CROP_PX) -> None:
     """Both networks into one ONNX file, with the labels file beside it."""
     torch.onnx.export(
         Exported(finder, reader),
-        (torch.zeros(1, FIND_PX * 3 // 4, FIND_PX, 3), torch.zeros(2, CROP_PX, CROP_PX, 3)),
+        (torch.zeros(1, FIND_PX * 3 // 4, FIND_PX, 3), torch.zeros(2, crop_px, crop_px, 3)),
         str(out),
         input_names=["tray", "crops"],
         output_names=["maps", "read_probs", "read_boxes"],
@@ -521,7 +542,7 @@ def export(finder: Finder, reader: Reader, out: Path) -> None:
         "read_classes": list(READ_CLASSES),
         "finder_px": FIND_PX,
         "stride": STRIDE,
-        "crop_px": CROP_PX,
+        "crop_px": crop_px,
         "maps": ["centre", "dx", "dy", "log_width", "log_height", "hand"],
     }
     labels_path = out.with_suffix(".labels.json")

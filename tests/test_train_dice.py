@@ -1,0 +1,54 @@
+"""The dice model's training (models/train_dice.py): a finder taken back out of the shipped
+ONNX file trains on with its folded batch norms left as they are, and the reader's batches are
+cut at the crop size asked for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from models.dice_data import ReadSample  # noqa: E402
+from models.train_dice import HERE, finder_from_onnx, reader_batch, train  # noqa: E402
+
+
+def _norm_statistics(net: torch.nn.Module) -> list[np.ndarray]:
+    return [
+        module.running_var.detach().numpy().copy()
+        for module in net.modules()
+        if isinstance(module, torch.nn.BatchNorm2d)
+    ]
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_finder_from_the_onnx_file_trains_on_with_its_norms_frozen_only_when_asked(frozen: bool) -> None:
+    finder = finder_from_onnx(HERE / "dice.onnx")
+    before = _norm_statistics(finder)
+    picture = torch.rand(2, 3, 64, 64) * 255
+
+    def step() -> torch.Tensor:
+        return finder(picture)[:, 0].sigmoid().mean()
+
+    train(finder, 2, 1e-4, step, "test", frozen_norms=frozen)
+    after = _norm_statistics(finder)
+    unchanged = all(np.array_equal(b, a) for b, a in zip(before, after, strict=True))
+    assert unchanged == frozen
+    assert not finder.training  # handed back ready to harvest and export
+
+
+@pytest.mark.parametrize("crop_px", [48, 64])
+def test_reader_batches_are_cut_at_the_crop_size_asked_for(crop_px: int) -> None:
+    patch = round(crop_px * 1.5)
+    image = np.full((patch, patch, 3), 200, np.uint8)
+    third = patch // 3
+    image[third : 2 * third, third : 2 * third] = 30  # a dark pip box in the middle
+    box = (float(third), float(third), float(2 * third), float(2 * third))
+    samples = [ReadSample(image, 2, box), ReadSample(image, 7, None)]
+    images, labels, boxes, has_box = reader_batch(samples, np.random.default_rng(0), crop_px)
+    assert tuple(images.shape) == (2, crop_px, crop_px, 3)
+    assert labels.tolist() == [2, 7] and has_box.tolist() == [1.0, 0.0]
+    # the box follows the patch into the crop: about the middle third of the crop, in fractions
+    x0, y0, x1, y1 = boxes[0].tolist()
+    assert 0.1 < x0 < 0.4 and 0.1 < y0 < 0.4 and 0.6 < x1 < 0.9 and 0.6 < y1 < 0.9
