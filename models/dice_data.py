@@ -138,9 +138,14 @@ class FinderSample:
     tray_dice: list[TrayDie]
 
 
+# reader samples are cut this many crops wide (1.5 crops: an even crop size gives whole pixels),
+# so that augmenting can shift and turn them and still fill the crop
+PATCH_PER_CROP = 1.5
+
+
 @dataclass(frozen=True)
 class ReadSample:
-    patch: np.ndarray  # 1.5 crops wide (the training's PATCH_PER_CROP), centred on the spot
+    patch: np.ndarray  # PATCH_PER_CROP crops wide, centred on the spot
     label: int
     box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 in the patch's pixels
 
@@ -277,20 +282,24 @@ def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSam
 
 
 def harvest(
-    samples: list[FinderSample], find: Callable[[np.ndarray], list[Candidate]], patch: int
+    samples: list[FinderSample], find: Callable[[np.ndarray], list[Candidate]], crop_px: int
 ) -> list[ReadSample]:
     """What the reader is trained on: every spot the finder finds, labelled by what it lands on
     (``spot_label``), every labelled die at its own centre, the side face of every rendered die
     that shows one (as ``none``: a die's top face is what is read, and a die seen at a slant
     shows a face beside it), and a few patches of bare tray per picture; each cut as the reader
-    will see it, 1.5 times as wide so it can be shifted."""
+    will see it at ``crop_px`` (an even number), PATCH_PER_CROP times as wide so it can be
+    shifted."""
     from companion.vision.dice_model import NONE, crop_side, cut_out
 
+    if crop_px <= 0 or crop_px % 2:
+        raise ValueError(f"the reader's crops are an even number of pixels a side, not {crop_px}")
+    patch = int(crop_px * PATCH_PER_CROP)
     rng = np.random.default_rng(3)
     result: list[ReadSample] = []
 
     def keep(picture: np.ndarray, x: float, y: float, side: float, label: int, die: TrayDie | None) -> None:
-        wide = side * 1.5
+        wide = side * PATCH_PER_CROP
         box = None
         if die is not None and die.read_box is not None and label == die.label:
             bx, by, bw, bh = die.read_box

@@ -2,6 +2,7 @@
 
     python -m models.evaluate_dice --split held-out --trays 200 --bad 30
     python -m models.evaluate_dice --split train --trays 100 --mistakes
+    python -m models.evaluate_dice --split train --model build/dice-new.onnx   # another model
 
 Every figure is given by two matchings of the reader's dice to the labelled ones (each die and
 label matched once):

@@ -22,6 +22,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -55,7 +56,6 @@ from models.dice_data import (
 
 HERE = Path(__file__).resolve().parent
 HARVEST_THRESHOLD = 0.1
-PATCH_PER_CROP = 1.5  # reader crops are kept 1.5 crops big so that augmenting can shift and turn them
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -305,6 +305,25 @@ def finder_from_onnx(path: Path) -> Finder:
     return finder.eval()
 
 
+def folded_norms(net: nn.Module) -> bool:
+    """Whether every batch norm of ``net`` only passes its convolution through, as
+    ``finder_from_onnx`` leaves them (and build/dice-finder.pt after training such a finder):
+    their statistics are folded away, so training must keep them frozen."""
+    norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+    return bool(norms) and all(
+        bool(torch.all(m.running_mean == 0))
+        and bool(torch.allclose(m.running_var, torch.full_like(m.running_var, 1 - m.eps), rtol=0, atol=1e-7))
+        for m in norms
+    )
+
+
+def trained_crop_px(reader_path: Path) -> int:
+    """The crop size the reader in ``reader_path`` was trained at: written beside its weights
+    (CROP_PX for weights saved before that was kept)."""
+    side = reader_path.with_suffix(".json")
+    return int(json.loads(side.read_text(encoding="utf-8"))["crop_px"]) if side.is_file() else CROP_PX
+
+
 def run_finder(net: Finder, picture: np.ndarray, threshold: float = 0.2) -> list[Candidate]:
     tray, scale = finder_input(picture)
     with torch.no_grad():
@@ -322,12 +341,12 @@ def reader_batch(
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
     scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it."""
     n = len(samples)
-    patch = round(crop_px * PATCH_PER_CROP)
     images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)
     boxes = np.zeros((n, 4), np.float32)
     has_box = np.zeros(n, np.float32)
     for k, sample in enumerate(samples):
+        patch = sample.patch.shape[0]  # PATCH_PER_CROP crops (models/dice_data.py)
         angle = 90 * int(rng.integers(0, 4)) + rng.uniform(-12, 12)
         scale = math.exp(rng.normal(0, 0.1))
         shift = rng.normal(0, 0.05, 2) * crop_px
@@ -363,7 +382,12 @@ def reader_loss(net: Reader, batch: tuple[torch.Tensor, ...], weights: torch.Ten
 
 
 def train(
-    net: nn.Module, steps: int, lr: float, step_loss: object, label: str, frozen_norms: bool = False
+    net: nn.Module,
+    steps: int,
+    lr: float,
+    step_loss: Callable[[], torch.Tensor],
+    label: str,
+    frozen_norms: bool = False,
 ) -> None:
     """AdamW with a one-cycle learning rate for ``steps`` batches; progress on stderr.
     ``frozen_norms`` keeps each batch norm's statistics as they are (a network taken back out
@@ -377,7 +401,7 @@ def train(
             if isinstance(module, nn.BatchNorm2d):
                 module.eval()
     for step in range(1, steps + 1):
-        loss = step_loss()  # type: ignore[operator]
+        loss = step_loss()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -420,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         "--crop-px",
         type=int,
         default=CROP_PX,
-        help="the reader's input side (with --part export: the side it was trained at)",
+        help="the reader's input side, an even number of pixels (kept beside its weights for --part export)",
     )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
@@ -459,8 +483,12 @@ def main(argv: list[str] | None = None) -> int:
         reader = Reader(weights["classes.weight"].shape[1] / 96)
         finder.load_state_dict(torch.load(finder_path))
         reader.load_state_dict(weights)
-        export(finder.eval(), reader.eval(), Path(args.out), args.crop_px)
+        export(finder.eval(), reader.eval(), Path(args.out), trained_crop_px(reader_path))
         return 0
+    if args.crop_px <= 0 or args.crop_px % 2:
+        parser.error(f"--crop-px must be an even number of pixels, not {args.crop_px}")
+    if args.finder_onnx and args.init:
+        parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
         real = real_finder_samples()
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
@@ -485,7 +513,14 @@ def main(argv: list[str] | None = None) -> int:
             batch = finder_batch([samples[i] for i in chosen], rng)
             return finder_loss(finder, batch, args.hand_weight, args.hand_pos_weight)
 
-        train(finder, args.finder_steps, args.finder_lr, finder_step, "finder", bool(args.finder_onnx))
+        train(
+            finder,
+            args.finder_steps,
+            args.finder_lr,
+            finder_step,
+            "finder",
+            frozen_norms=folded_norms(finder),
+        )
         torch.save(finder.state_dict(), finder_path)
         if args.part == "finder":
             return 0
@@ -495,9 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     def find(picture: np.ndarray) -> list[Candidate]:
         return run_finder(finder, picture, HARVEST_THRESHOLD)
 
-    patch = round(args.crop_px * PATCH_PER_CROP)
-    real_crops = harvest(real, find, patch)
-    crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, patch)
+    real_crops = harvest(real, find, args.crop_px)
+    crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, args.crop_px)
     counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
     print(
         "reader crops: " + ", ".join(f"{n} {c}" for n, c in zip(READ_CLASSES, counts, strict=True)),
@@ -516,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
 
     train(reader, args.reader_steps, 3e-3, reader_step, "reader")
     torch.save(reader.state_dict(), reader_path)
+    reader_path.with_suffix(".json").write_text(
+        json.dumps({"crop_px": args.crop_px}) + "\n", encoding="utf-8"
+    )
     export(finder, reader, Path(args.out), args.crop_px)
     return 0
 

@@ -4,14 +4,24 @@ cut at the crop size asked for."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from models.dice_data import ReadSample  # noqa: E402
-from models.train_dice import HERE, finder_from_onnx, reader_batch, train  # noqa: E402
+from models.dice_data import PATCH_PER_CROP, ReadSample  # noqa: E402
+from models.train_dice import (  # noqa: E402
+    HERE,
+    Finder,
+    finder_from_onnx,
+    folded_norms,
+    reader_batch,
+    train,
+    trained_crop_px,
+)
 
 
 def _norm_statistics(net: torch.nn.Module) -> list[np.ndarray]:
@@ -23,7 +33,7 @@ def _norm_statistics(net: torch.nn.Module) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("frozen", [True, False])
-def test_a_finder_from_the_onnx_file_trains_on_with_its_norms_frozen_only_when_asked(frozen: bool) -> None:
+def test_train_keeps_norm_statistics_only_when_frozen(frozen: bool) -> None:
     finder = finder_from_onnx(HERE / "dice.onnx")
     before = _norm_statistics(finder)
     picture = torch.rand(2, 3, 64, 64) * 255
@@ -38,9 +48,32 @@ def test_a_finder_from_the_onnx_file_trains_on_with_its_norms_frozen_only_when_a
     assert not finder.training  # handed back ready to harvest and export
 
 
+def test_folded_norms_are_told_from_a_new_finder_and_survive_saving_and_loading(tmp_path: Path) -> None:
+    assert not folded_norms(Finder())  # a new finder's norms learn batch statistics
+    finder = finder_from_onnx(HERE / "dice.onnx")
+    assert folded_norms(finder)
+    picture = torch.rand(1, 3, 64, 64) * 255
+    train(finder, 1, 1e-4, lambda: finder(picture)[:, 0].sigmoid().mean(), "test", frozen_norms=True)
+    # saved and loaded as --part reader and --init load build/dice-finder.pt
+    torch.save(finder.state_dict(), tmp_path / "finder.pt")
+    again = Finder()
+    again.load_state_dict(torch.load(tmp_path / "finder.pt"))
+    again.eval()
+    assert folded_norms(again)
+    with torch.no_grad():
+        assert torch.allclose(again(picture), finder(picture), atol=1e-5)
+
+
+def test_the_crop_size_a_reader_was_trained_at_is_read_from_beside_its_weights(tmp_path: Path) -> None:
+    weights = tmp_path / "dice-reader.pt"
+    assert trained_crop_px(weights) == 48  # weights saved before the size was kept
+    (tmp_path / "dice-reader.json").write_text('{"crop_px": 64}\n', encoding="utf-8")
+    assert trained_crop_px(weights) == 64
+
+
 @pytest.mark.parametrize("crop_px", [48, 64])
 def test_reader_batches_are_cut_at_the_crop_size_asked_for(crop_px: int) -> None:
-    patch = round(crop_px * 1.5)
+    patch = int(crop_px * PATCH_PER_CROP)
     image = np.full((patch, patch, 3), 200, np.uint8)
     third = patch // 3
     image[third : 2 * third, third : 2 * third] = 30  # a dark pip box in the middle
