@@ -335,11 +335,26 @@ def run_finder(net: Finder, picture: np.ndarray, threshold: float = 0.2) -> list
 # --- the reader ----------------------------------------------------------------------------
 
 
+def slant_matrix(side: int, squash: float, direction: float) -> np.ndarray:
+    """The 3x3 affine map that squashes a ``side``-pixel square about its centre to ``squash``
+    of its size along ``direction`` (radians) and keeps it across: a face seen at a slant."""
+    c, s = math.cos(direction), math.sin(direction)
+    turn = np.array([[c, -s], [s, c]])
+    linear = turn @ np.diag([squash, 1.0]) @ turn.T
+    centre = np.array([side / 2, side / 2])
+    matrix = np.eye(3)
+    matrix[:2, :2] = linear
+    matrix[:2, 2] = centre - linear @ centre
+    return matrix
+
+
 def reader_batch(
-    samples: list[ReadSample], rng: np.random.Generator, crop_px: int = CROP_PX
+    samples: list[ReadSample], rng: np.random.Generator, crop_px: int = CROP_PX, slant: float = 0.0
 ) -> tuple[torch.Tensor, ...]:
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
-    scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it."""
+    scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it. With ``slant``,
+    half the patches are also squashed by up to that share along a random direction, as a face
+    looks from a camera that is not straight above it."""
     n = len(samples)
     images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)
@@ -352,6 +367,9 @@ def reader_batch(
         shift = rng.normal(0, 0.05, 2) * crop_px
         matrix = cv2.getRotationMatrix2D((patch / 2, patch / 2), angle, scale)
         matrix[:, 2] += shift + (crop_px - patch) / 2
+        if slant > 0 and rng.random() < 0.5:
+            squash = slant_matrix(patch, 1.0 - rng.uniform(0, slant), rng.uniform(0, math.pi))
+            matrix = (np.vstack([matrix, [0, 0, 1]]) @ squash)[:2]
         if rng.random() < 0.5:
             matrix = np.array([[-1, 0, crop_px], [0, 1, 0]], np.float64) @ np.vstack([matrix, [0, 0, 1]])
         image = cv2.warpAffine(sample.patch, matrix, (crop_px, crop_px), borderMode=cv2.BORDER_REPLICATE)
@@ -446,6 +464,12 @@ def main(argv: list[str] | None = None) -> int:
         default=CROP_PX,
         help="the reader's input side, an even number of pixels (kept beside its weights for --part export)",
     )
+    parser.add_argument(
+        "--slant",
+        type=float,
+        default=0.0,
+        help="squash half the reader's crops by up to this share along a random direction (0 to 0.6)",
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -487,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.crop_px <= 0 or args.crop_px % 2:
         parser.error(f"--crop-px must be an even number of pixels, not {args.crop_px}")
+    if not 0.0 <= args.slant <= 0.6:
+        parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
@@ -545,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)
-        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px)
+        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px, args.slant)
         return reader_loss(reader, batch, weights)
 
     train(reader, args.reader_steps, 3e-3, reader_step, "reader")

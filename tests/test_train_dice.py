@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
+from models import train_dice  # noqa: E402
 from models.dice_data import PATCH_PER_CROP, ReadSample  # noqa: E402
 from models.train_dice import (  # noqa: E402
     HERE,
@@ -19,6 +20,7 @@ from models.train_dice import (  # noqa: E402
     finder_from_onnx,
     folded_norms,
     reader_batch,
+    slant_matrix,
     train,
     trained_crop_px,
 )
@@ -85,3 +87,47 @@ def test_reader_batches_are_cut_at_the_crop_size_asked_for(crop_px: int) -> None
     # the box follows the patch into the crop: about the middle third of the crop, in fractions
     x0, y0, x1, y1 = boxes[0].tolist()
     assert 0.1 < x0 < 0.4 and 0.1 < y0 < 0.4 and 0.6 < x1 < 0.9 and 0.6 < y1 < 0.9
+
+
+def test_a_slant_squashes_along_its_direction_and_keeps_the_centre_and_the_cross() -> None:
+    side, squash, direction = 60, 0.5, np.pi / 6
+    matrix = slant_matrix(side, squash, direction)
+    centre = np.array([30.0, 30.0, 1.0])
+    along = np.array([np.cos(direction), np.sin(direction), 0.0])
+    across = np.array([-np.sin(direction), np.cos(direction), 0.0])
+    np.testing.assert_allclose(matrix @ centre, centre, atol=1e-9)
+    np.testing.assert_allclose(matrix @ (centre + 10 * along), centre + 5 * along, atol=1e-9)
+    np.testing.assert_allclose(matrix @ (centre + 10 * across), centre + 10 * across, atol=1e-9)
+
+
+def _pip_blocks(slant: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """64 crops of a patch whose pips are a dark block off its middle (colours left as they
+    are): per crop, the block's pixel columns and rows and the pip box in pixels."""
+    crop_px = 48
+    patch = int(crop_px * PATCH_PER_CROP)
+    image = np.full((patch, patch, 3), 200, np.uint8)
+    image[30:42, 26:46] = 30
+    samples = [ReadSample(image, 3, (26.0, 30.0, 46.0, 42.0))] * 64
+    images, _, boxes, _ = reader_batch(samples, np.random.default_rng(1), crop_px, slant=slant)
+    found = []
+    for picture, box in zip(images.numpy(), boxes.numpy() * crop_px, strict=True):
+        grey = picture.mean(axis=2)
+        ys, xs = np.nonzero(grey < 115)
+        found.append((xs, ys, box))
+    return found
+
+
+def test_a_slanted_batch_squashes_some_faces_and_keeps_the_pip_box_around_the_pips(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(train_dice, "recolour", lambda image, rng: image.astype(np.float32))
+    nominal = 20 * 12  # the block's area (a crop is cut from the patch at its scale)
+    small = {}
+    for slant in (0.0, 0.6):
+        blocks = _pip_blocks(slant)
+        for xs, ys, (x0, y0, x1, y1) in blocks:
+            assert len(xs) > 0
+            # the box holds the block (a blur or a shift of a pixel may spread its rim)
+            assert x0 - 2 <= xs.min() and xs.max() <= x1 + 2 and y0 - 2 <= ys.min() and ys.max() <= y1 + 2
+        small[slant] = sum(len(xs) < 0.75 * nominal for xs, _, _ in blocks)
+    assert small[0.6] >= small[0.0] + 8  # squashed faces cover less of the crop
