@@ -367,6 +367,7 @@ def reader_batch(
         shift = rng.normal(0, 0.05, 2) * crop_px
         matrix = cv2.getRotationMatrix2D((patch / 2, patch / 2), angle, scale)
         matrix[:, 2] += shift + (crop_px - patch) / 2
+        # slant first, so that without it the random numbers drawn are the ones drawn before it
         if slant > 0 and rng.random() < 0.5:
             squash = slant_matrix(patch, 1.0 - rng.uniform(0, slant), rng.uniform(0, math.pi))
             matrix = (np.vstack([matrix, [0, 0, 1]]) @ squash)[:2]
@@ -513,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--crop-px must be an even number of pixels, not {args.crop_px}")
     if not 0.0 <= args.slant <= 0.6:
         parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
+    if args.slant and args.part in ("finder", "export"):
+        parser.error("--slant changes how the reader is trained: give it with --part reader or both")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
