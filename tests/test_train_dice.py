@@ -1,6 +1,6 @@
 """The dice model's training (models/train_dice.py): a finder taken back out of the shipped
 ONNX file trains on with its folded batch norms left as they are, and the reader's batches are
-cut at the crop size asked for."""
+cut at the crop size asked for and, with a slant, squashed with their pip boxes."""
 
 from __future__ import annotations
 
