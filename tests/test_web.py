@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from conftest import Site, make_site, record_lines
 
 from companion.record import parse_record, read_record, replay
+from companion.web import net
 from companion.web.demo import bundled_demo_record, feed
+from companion.web.server import phones_cannot_join
 
 PAGES = ["/", "/timeline", "/setup", "/fix", "/games", "/join"]
 
@@ -140,6 +143,43 @@ def test_past_games_are_listed_and_downloadable(site: Site) -> None:
 def test_join_page_has_a_qr_code_of_the_address(site: Site) -> None:
     html = site.client.get("/join").get_data(as_text=True)
     assert "<svg" in html and "http://192.0.2.7:8000/" in html
+    assert "Scan with the phone's camera" in html and "Phones cannot reach" not in html
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_join_page_on_a_loopback_server_says_phones_cannot_reach_it(site: Site, host: str) -> None:
+    context = site.app.extensions["companion"]
+    context.host, context.join_urls = host, net.page_urls(host, 8000)  # as ``--host`` sets them
+    html = site.client.get("/join").get_data(as_text=True)
+    assert "Phones cannot reach this scoreboard:</b> it is only served to this machine" in html
+    assert ".venv/bin/companion demo --host 0.0.0.0" in html and "the service listens on every" in html
+    assert "<svg" not in html and "Scan with the phone's camera" not in html  # no QR to scan in vain
+
+
+def test_join_page_listening_everywhere_without_a_network(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(net, "lan_addresses", lambda: [])
+    context = site.app.extensions["companion"]
+    context.host, context.join_urls = "0.0.0.0", net.page_urls("0.0.0.0", 8000)
+    assert context.join_urls == ["http://127.0.0.1:8000/"]
+    html = site.client.get("/join").get_data(as_text=True)
+    assert "this machine had no network address" in html and "<svg" not in html
+    assert "--host 0.0.0.0" not in html  # it listens everywhere already: a restart with it would not help
+
+
+def test_loopback_addresses_are_known() -> None:
+    for url in (
+        "http://127.0.0.1:8000/",
+        "http://127.1.2.3:80/",
+        "http://[::1]:8000/",
+        "http://LocalHost:8000/",
+    ):
+        assert net.is_loopback(url), url
+    for url in ("http://192.0.2.7:8000/", "http://[fe80::1]:8000/", "http://table-companion.local:8000/"):
+        assert not net.is_loopback(url), url
+    assert "restart with --host 0.0.0.0" in phones_cannot_join("127.0.0.1")
+    assert "no network address" in phones_cannot_join("0.0.0.0")
 
 
 def test_pages_load_nothing_from_outside(site: Site) -> None:

@@ -18,6 +18,7 @@ class WebContext:
     table: Table
     pins: PinGuard
     join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
+    host: str = "127.0.0.1"  # the address the server listens on (--host, or [web] host)
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
     enrolment: Enrolment | None = None  # the camera's view of tiles being enrolled, when it runs
     max_streams: int = 40  # live scoreboards at once; each holds one server thread

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
+from urllib.parse import urlsplit
 
 import ifaddr
 
@@ -43,3 +45,15 @@ def page_urls(host: str, port: int) -> list[str]:
         return [f"http://{address}:{port}/" for address in lan_addresses()] + [f"http://127.0.0.1:{port}/"]
     shown = f"[{host}]" if ":" in host else host
     return [f"http://{shown}:{port}/"]
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine only (127.x.x.x, ::1, localhost): a phone that opens it
+    opens itself, not the companion."""
+    host = urlsplit(url).hostname or ""  # lower case, without an IPv6 address's brackets
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name, such as table-companion.local
+        return False

@@ -13,6 +13,7 @@ from companion.games.starwars.setup import COLOURS, VARIANTS
 from companion.games.starwars.tiles import parse_tile
 from companion.web.api import csrf_token, web
 from companion.web.join import qr_svg
+from companion.web.net import ALL_INTERFACES, is_loopback
 
 pages = Blueprint("pages", __name__)
 GAME_TITLES = {
@@ -94,8 +95,14 @@ def games() -> str:
 
 @pages.get("/join")
 def join() -> str:
-    url = web().join_urls[0] if web().join_urls else None
-    return page("join.html", qr=qr_svg(url) if url else None)
+    context = web()
+    url = context.join_urls[0] if context.join_urls else None
+    if url is not None and is_loopback(url):
+        # A phone that opens 127.0.0.1 opens itself: no QR to scan in vain, but why and what to do.
+        # Listening everywhere and still showing loopback means no network address was found.
+        reason = "no network" if context.host in ALL_INTERFACES else "this machine only"
+        return page("join.html", qr=None, unreachable=reason)
+    return page("join.html", qr=qr_svg(url) if url else None, unreachable=None)
 
 
 @pages.get("/evidence/<path:relative>")

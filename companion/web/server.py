@@ -19,7 +19,7 @@ from companion.web import create_app
 from companion.web.context import WebContext
 from companion.web.join import qr_terminal
 from companion.web.mdns import Advertisement
-from companion.web.net import ALL_INTERFACES, lan_addresses, page_urls
+from companion.web.net import ALL_INTERFACES, is_loopback, lan_addresses, page_urls
 from companion.web.security import PinGuard, secret_key, table_pin
 
 if TYPE_CHECKING:
@@ -69,6 +69,13 @@ def bind(
         raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
 
 
+def phones_cannot_join(host: str) -> str:
+    """Why a phone cannot open the scoreboard at a loopback address, and what to do, for the terminal."""
+    if host in ALL_INTERFACES:  # listening everywhere, but no network address was found
+        return "this machine has no network address; connect it to the table's network and restart"
+    return f"the scoreboard listens on {host}, this machine only; restart with --host 0.0.0.0 for phones"
+
+
 def serve(
     table: Table,
     host: str,
@@ -86,7 +93,7 @@ def serve(
     except ValueError as error:
         raise UserError(str(error)) from None
     urls = page_urls(host, port)
-    context = WebContext(table, PinGuard(the_pin), join_urls=urls, enrolment=enrolment)
+    context = WebContext(table, PinGuard(the_pin), join_urls=urls, host=host, enrolment=enrolment)
 
     def registered(name: str) -> None:
         context.mdns_name = f"{name}:{port}"  # the Join page shows it from now on
@@ -102,7 +109,9 @@ def serve(
     for url in urls[1:]:
         print(f"  also on {url}")
     print(f"Table PIN for changes and corrections: {the_pin}   (state in {state_dir})")
-    if sys.stdout.isatty():
+    if sys.stdout.isatty() and is_loopback(urls[0]):  # a QR a phone would scan in vain: say why
+        print(f"Phones cannot open {urls[0]}: {phones_cannot_join(host)}")
+    elif sys.stdout.isatty():
         print(f"Scan to join:\n{qr_terminal(urls[0])}")
     sys.stdout.flush()
     if advertisement:
