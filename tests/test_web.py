@@ -89,6 +89,10 @@ def test_feature_view_of_a_battle_shows_every_round(site: Site) -> None:
     assert rounds[1]["won"] == "Cid"
     html = site.client.get("/scores/3").get_data(as_text=True)
     assert "The battle, round by round" in html and "Cid wins" in html and "tie: Ana, Cid roll again" in html
+    # how many dice each rolled, set apart from the values rolled (Ana: 4, 2), one die or more
+    assert "<dt>Dice rolled</dt><dd>Ana 2 dice, Cid 2 dice</dd>" in html and "Ana: 2, 5" in html
+    html = site.client.get("/scores/1").get_data(as_text=True)  # Ben's loss in round 1
+    assert "<dd>Ana 2 dice, Ben 1 die, Cid 2 dice</dd>" in html and "Ben: 3<br>" in html
 
 
 def test_feature_view_shows_the_evidence_image(site: Site) -> None:
