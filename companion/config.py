@@ -27,6 +27,8 @@ from companion.web.server import DEFAULT_THREADS, default_state_dir
 
 # Where the service's file lives (systemd/table-companion.service passes it with --config).
 SYSTEM_CONFIG = Path("/etc/table-companion/config.toml")
+# Config.source when no file was read, as ``companion doctor`` tells apart.
+DEFAULTS = "defaults"
 TOP_KEYS = ("state_dir", "web", "camera", "dice_camera", "trays", "mqtt")
 WEB_KEYS = ("host", "port", "pin", "mdns", "threads")
 
@@ -49,7 +51,7 @@ class Config:
     dice_camera: CameraSettings | None = None
     trays: TraysConfig | None = None  # None: no trays, dice are typed on the phone
     mqtt: MqttSettings = field(default_factory=lambda: mqtt_settings(None))
-    source: str = "defaults"  # the file it came from, for messages
+    source: str = DEFAULTS  # the file it came from, for messages
 
 
 def _web(section: Any) -> WebSettings:
@@ -165,7 +167,7 @@ def load_config(path: str | Path | None) -> Config:
     """The config in ``path``; with None, the system's file if there is one, else the defaults."""
     if path is None:
         if not SYSTEM_CONFIG.exists():
-            return parse_config({}, "defaults")
+            return parse_config({}, DEFAULTS)
         path = SYSTEM_CONFIG
     path = Path(path)
     try:

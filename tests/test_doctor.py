@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion import config as config_module
 from companion.cameras.base import CameraError, Controls, Frame
 from companion.cameras.settings import camera_settings
 from companion.cli import main
@@ -51,6 +52,22 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
     assert main(["doctor", "--config", str(config_file(tmp_path)), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert {item["check"] for item in printed} >= {"machine", "camera", "disk", "clock", "state dir"}
+
+
+def test_the_config_finding_says_whether_a_file_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config_module, "SYSTEM_CONFIG", tmp_path / "absent.toml")
+    monkeypatch.setenv("COMPANION_STATE_DIR", str(tmp_path / "state"))
+    none = doctor.check_config(load_config(None))
+    assert (none.level, none.message) == (
+        OK,
+        "no config file: the defaults are used",
+    )  # not "defaults is valid"
+    assert "/etc/table-companion/config.toml or pass --config FILE" in none.fix
+    assert "(to change them, write" in doctor.report([none])
+    path = config_file(tmp_path)
+    assert doctor.check_config(load_config(path)) == doctor.Finding("config", OK, f"{path} is valid")
 
 
 def test_a_pi_camera_asked_for_on_another_machine_says_what_to_use(

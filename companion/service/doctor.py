@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from companion.cameras.settings import CameraSettings, open_camera
-from companion.config import Config, load_config
+from companion.config import DEFAULTS, SYSTEM_CONFIG, Config, load_config
 from companion.errors import UserError
 from companion.vision.reader import MODELS
 
@@ -254,6 +254,19 @@ def check_mqtt(config: Config, timeout: float = 3.0) -> Finding:
     return Finding("mqtt", OK, f"the broker at {where} answers")
 
 
+def check_config(config: Config) -> Finding:
+    """A config that loaded is valid; without a file, say so rather than call "defaults" valid."""
+    if config.source == DEFAULTS:
+        return Finding(
+            "config",
+            OK,
+            "no config file: the defaults are used",
+            f"to change them, write {SYSTEM_CONFIG} or pass --config FILE; "
+            "hardware/config.example.toml shows every key",
+        )
+    return Finding("config", OK, f"{config.source} is valid")
+
+
 def diagnose(config_path: str | None, model_path: Path = PI_MODEL) -> list[Finding]:
     model = pi_model(model_path)
     findings = [check_machine(model)]
@@ -263,7 +276,7 @@ def diagnose(config_path: str | None, model_path: Path = PI_MODEL) -> list[Findi
         findings.append(Finding("config", FAIL, str(error), "fix the key named, then check again"))
         findings += [check_models(), check_clock(datetime.now(UTC), clock_synchronised())]
         return findings
-    findings.append(Finding("config", OK, f"{config.source} is valid"))
+    findings.append(check_config(config))
     findings.append(check_models())
     findings.append(check_camera(config.camera, model))
     if config.dice_camera is not None:
