@@ -97,6 +97,20 @@ def test_the_example_config_names_every_key_the_config_takes() -> None:
             "[trays]\npin_factory = 'mock'\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]",
             "trays.tray[0].region is missing",
         ),
+        (  # each key a tray must have, said with what is wanted
+            "[trays]\npin_factory = 'mock'\n[[trays.tray]]",
+            "trays.tray[0].button is missing: the GPIO (BCM) pin of the tray's button, for example "
+            "button = 17",
+        ),
+        (
+            "[trays]\npin_factory = 'mock'\n[[trays.tray]]\nbutton = 17",
+            "trays.tray[0].led is missing: the GPIO (BCM) pins of the tray's LED, its red, green and blue "
+            "legs, for example led = [5, 6, 13]",
+        ),
+        (  # a typo is named as one, not taken for a missing key
+            "[trays]\npin_factory = 'mock'\n[[trays.tray]]\nbuton = 17",
+            'trays.tray[0].buton: no such key; did you mean "button"?',
+        ),
         (
             "[trays]\npin_factory = 'mock'\n[[trays.tray]]\nbutton = 17\nled = [5, 6, 13]\nregion = [0, 1]",
             "trays.tray[0].region must be [x, y, width, height]",
@@ -145,6 +159,18 @@ def test_run_with_a_bad_config_stops_before_starting_anything(
     err = capsys.readouterr().err
     assert err.strip() == f"companion run: {path}: [web] port: a port is 1 to 65535, not 70000"
     assert not (tmp_path / "state").exists()  # nothing made before the config was whole
+
+
+def test_run_check_says_what_a_bare_tray_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, f'state_dir = "{tmp_path / "state"}"\n[trays]\n[[trays.tray]]\n')
+    assert main(["run", "--config", str(path), "--check"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"companion run: {path}: trays.tray[0].button is missing: the GPIO (BCM) pin of the tray's "
+        "button, for example button = 17 (hardware/wiring.md)"
+    )
 
 
 @pytest.mark.parametrize(
