@@ -40,10 +40,9 @@ def _count(text: str) -> int:
 
 
 def run_dice_read(args: argparse.Namespace) -> int:
-    import cv2
-
-    from companion.vision.dice import DiceReader
+    from companion.vision.dice import MIN_SIDE_PX, DiceReader
     from companion.vision.dice_model import DEFAULT_MODEL, DiceModel, DiceModelMissing
+    from companion.vision.picture_file import UnreadablePicture, read_picture_file
 
     try:
         reader = DiceReader(DiceModel(Path(args.model) if args.model else DEFAULT_MODEL))
@@ -52,13 +51,15 @@ def run_dice_read(args: argparse.Namespace) -> int:
     results: list[dict[str, Any]] = []
     failed = 0
     for path in args.images:
-        picture = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if picture is None:
-            reason = (
-                "no such file"
-                if not Path(path).is_file()
-                else "not an image OpenCV can read (PNG, JPEG, ...)"
-            )
+        try:
+            picture = read_picture_file(path)
+            if min(picture.shape[:2]) < MIN_SIDE_PX:
+                height, width = picture.shape[:2]
+                raise UnreadablePicture(
+                    f"{path}: {width}x{height} px is too small for a tray (at least {MIN_SIDE_PX} px a side)"
+                )
+        except UnreadablePicture as error:
+            reason = str(error).removeprefix(f"{path}: ")
             print(f"companion dice: {path}: {reason}", file=sys.stderr)
             results.append({"image": path, "dice": [], "status": "error", "message": reason})
             failed += 1

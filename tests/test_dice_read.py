@@ -168,6 +168,21 @@ def test_a_skin_coloured_blob_over_a_real_photograph_is_a_hand(
     _never_guessed(reader.read(doctored), "hand")
 
 
+def test_a_black_or_washed_out_tray_is_said_and_nothing_is_read_from_it(reader: DiceReader) -> None:
+    tray = render_tray(SEED + 7, dice=3).image
+    dark = (tray * 0.02).astype(np.uint8)  # the light off: a few grey levels of tray left
+    reading = reader.read(dark)
+    _never_guessed(reading, "dark")
+    assert reading.dice == () and "black" in reading.message
+    white = np.full_like(tray, 255)
+    white[100:110, 100:110] = 200  # a speck is not a picture
+    reading = reader.read(white)
+    _never_guessed(reading, "overexposed")
+    assert reading.dice == ()
+    # a pale tray in bright light is not washed out: its dice are read
+    assert reader.read(tray).status != "overexposed"
+
+
 def test_a_blurred_frame(reader: DiceReader, held_out_photos: list) -> None:  # type: ignore[type-arg]
     picture = cv2.imread(str(held_out_photos[2].path))
     _never_guessed(reader.read(cv2.GaussianBlur(picture, (0, 0), 4)), "blurred")
@@ -225,6 +240,27 @@ def test_dice_read_prints_a_line_per_picture(
     assert len(out) == 1 and out[0].startswith(f"{path}: {count} {'die' if count == 1 else 'dice'}: ")
     assert main(["dice", "read", "/no/such/picture.png"]) == 1
     assert "/no/such/picture.png: no such file" in capsys.readouterr().err
+
+
+def test_dice_read_names_a_folder_a_cut_short_jpeg_and_a_tiny_picture(
+    tmp_path: Path, held_out_photos: list, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[type-arg]
+    whole = Path(held_out_photos[0].path).read_bytes()
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole[: len(whole) // 3])
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.full((3, 3, 3), 200, np.uint8))
+    good = str(held_out_photos[0].path)
+    code = main(["dice", "read", str(tmp_path), str(cut), str(tiny), good, "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    results = json.loads(captured.out)
+    assert [r["status"] for r in results[:3]] == ["error"] * 3
+    assert "a folder, not a picture" in results[0]["message"]
+    assert "stops before its end" in results[1]["message"]
+    assert "too small for a tray" in results[2]["message"]
+    assert results[3]["status"] != "error" and results[3]["dice"]  # the good one is still read
+    assert "internal error" not in captured.err
 
 
 def test_the_fair_matching_judges_the_die_not_the_box_convention() -> None:

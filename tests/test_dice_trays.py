@@ -318,6 +318,8 @@ def test_no_battle_no_light_and_shaking_reads_nothing(factory: Any) -> None:
 BAD_READINGS = [
     (TrayReading((), "no-dice", ""), "no dice seen in tray 1: Ana rolls 1 die there"),
     (TrayReading((), "blurred", ""), "the picture of tray 1 is blurred"),
+    (TrayReading((), "dark", ""), "the picture of tray 1 is dark: check its light and camera"),
+    (TrayReading((), "overexposed", ""), "the picture of tray 1 is washed out: check its light"),
     (TrayReading((), "hand", "a hand covers the tray"), "a hand is over tray 1: take it away"),
     (TrayReading(dice(5).dice, "die-on-edge", ""), "a die lies against the edge of tray 1"),
     (

@@ -7,10 +7,8 @@ name says so rather than guess.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from companion.errors import UserError
@@ -19,6 +17,7 @@ from companion.games.starwars.tiles import parse_tile
 from companion.vision.frames import GOOD, check_frame, grey_of, noise_sigma
 from companion.vision.labels import EMPTY, FALLEN
 from companion.vision.lattice import find_lattice
+from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
 from companion.vision.rectify import Rectifier
 
@@ -27,12 +26,10 @@ DRAWN_NOISE = 0.25
 
 
 def load_image(path: str) -> np.ndarray:
-    if not Path(path).is_file():
-        raise UserError(f"{path}: no such file")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise UserError(f"{path}: not an image OpenCV can read (PNG, JPEG, ...)")
-    return image
+    try:
+        return read_picture_file(path)
+    except UnreadablePicture as error:
+        raise UserError(str(error)) from None
 
 
 def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:

@@ -42,7 +42,10 @@ def reading_problem(reading: TrayReading, wanted: int, roller: str, tray: int, f
     if status == "ok":
         short = f"{here} shows {dice_word(count)}, but {roller} rolls {dice_word(wanted)}"
         return f"{short}: roll {dice_word(wanted)}"
-    if status == "no-dice":
+    if status in ("dark", "overexposed"):
+        light = "dark" if status == "dark" else "washed out"
+        what = f"the picture of {here} is {light}: check its light and camera, then press its button"
+    elif status == "no-dice":
         what = f"no dice seen in {here}: {roller} rolls {dice_word(wanted)} there"
     elif status == "blurred":
         what = f"the picture of {here} is blurred: let the dice lie still, then press its button"

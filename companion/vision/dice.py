@@ -26,6 +26,7 @@ from companion.vision.dice_model import (
     peaks,
 )
 from companion.vision.dice_reading import Die, TrayReading
+from companion.vision.frames import grey_of, light_problem
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,15 @@ SKIN_LOW, SKIN_HIGH = (40, 138, 77), (255, 175, 122)
 # by 3-4 px stayed under 0.11.
 BLURRED_DIE = 0.15
 BLURRED_FRAME = 0.115
+# A tray's picture is washed out when this share of it is saturated: a pale tray in bright light
+# saturates most of its picture and its dice still read (a rendered tray at 61 % did).
+TRAY_OVEREXPOSED = 0.95
+LIGHT_MESSAGES = {
+    "black": "the picture is black: is the tray's light off, or the camera's lens covered?",
+    "overexposed": "the picture is washed out white: is a lamp or the sun shining into the camera?",
+}
+# The smallest picture a tray is read from, pixels a side.
+MIN_SIDE_PX = 16
 # A die whose body comes this close (pixels) to the picture's edge may be cut by it.
 EDGE_PX = 2.0
 
@@ -175,6 +185,10 @@ def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> Tray
     """The tray's status and message, the most pressing first: what a person must do before
     anything else can be read comes first."""
     dice = tuple(s.die for s in seen)
+    light = light_problem(grey_of(picture), TRAY_OVEREXPOSED)
+    if light is not None:
+        # nothing in such a picture can be told from the tray: what was found there is no reading
+        return TrayReading((), "dark" if light == "black" else "overexposed", LIGHT_MESSAGES[light])
     if _hand(picture, seen):
         return TrayReading(dice, "hand", "a hand is over the tray: take it away and let the dice settle")
     if any(s.blurred for s in seen) or sharpness(picture) < BLURRED_FRAME:
@@ -328,8 +342,9 @@ def _as_bgr(picture: np.ndarray) -> np.ndarray:
         return cv2.cvtColor(picture, cv2.COLOR_GRAY2BGR)
     if picture.ndim == 3 and picture.shape[2] == 4:
         return cv2.cvtColor(picture, cv2.COLOR_BGRA2BGR)
-    if picture.ndim != 3 or picture.shape[2] != 3 or min(picture.shape[:2]) < 16:
+    if picture.ndim != 3 or picture.shape[2] != 3 or min(picture.shape[:2]) < MIN_SIDE_PX:
         raise ValueError(
-            f"a tray picture is a BGR image at least 16 pixels a side, not an array of shape {picture.shape}"
+            f"a tray picture is a BGR image at least {MIN_SIDE_PX} pixels a side, "
+            f"not an array of shape {picture.shape}"
         )
     return picture

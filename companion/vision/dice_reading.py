@@ -13,7 +13,17 @@ from typing import Protocol
 import numpy as np
 
 # Why a tray's reading cannot be used as it is; "ok" is the only status that gives values.
-TRAY_STATUSES = ("ok", "no-dice", "blurred", "hand", "die-on-edge", "unreadable-die", "too-many-dice")
+TRAY_STATUSES = (
+    "ok",
+    "dark",
+    "overexposed",
+    "no-dice",
+    "blurred",
+    "hand",
+    "die-on-edge",
+    "unreadable-die",
+    "too-many-dice",
+)
 
 
 @dataclass(frozen=True)

@@ -269,6 +269,19 @@ def find_tear(grey: np.ndarray, previous_grey: np.ndarray | None = None) -> int 
     return rows[0] if rows else None
 
 
+def light_problem(grey: np.ndarray, overexposed: float = OVEREXPOSED_FRACTION) -> str | None:
+    """Whether a grey picture shows nothing for the light: "black", "overexposed" (at least the
+    share ``overexposed`` of it saturated), or None."""
+    thumb = shrink(grey, THUMB_WIDTH)
+    mean, spread = (float(v[0][0]) for v in cv2.meanStdDev(thumb))
+    if mean < BLACK_MEAN_MAX and spread < BLACK_SPREAD_MAX:
+        return "black"
+    saturated = np.count_nonzero(thumb >= SATURATED_LEVEL) / thumb.size
+    if saturated >= overexposed:
+        return "overexposed"
+    return None
+
+
 def check_frame(frame: np.ndarray | None, previous: np.ndarray | None = None) -> FrameCheck:
     """Whether ``frame`` is fit to read: not-an-image, black, overexposed, torn or noisy.
 
@@ -284,13 +297,9 @@ def check_frame(frame: np.ndarray | None, previous: np.ndarray | None = None) ->
         return _refuse("not-an-image", f"{MESSAGES['not-an-image']} (The program got {reason}.)")
     assert isinstance(frame, np.ndarray)
     grey = grey_of(frame)
-    thumb = shrink(grey, THUMB_WIDTH)
-    mean, spread = (float(v[0][0]) for v in cv2.meanStdDev(thumb))
-    if mean < BLACK_MEAN_MAX and spread < BLACK_SPREAD_MAX:
-        return _refuse("black")
-    saturated = np.count_nonzero(thumb >= SATURATED_LEVEL) / thumb.size
-    if saturated >= OVEREXPOSED_FRACTION:
-        return _refuse("overexposed")
+    light = light_problem(grey)
+    if light is not None:
+        return _refuse(light)
     # torn before noisy: garbage in the lower half is noise to the noise check
     rows = _tear_rows(grey)
     if rows and previous is not None and image_problem(previous) is None and previous.shape == frame.shape:

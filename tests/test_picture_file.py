@@ -1,0 +1,77 @@
+"""Picture files named on the command line or kept in a gallery: a damaged one is refused with
+its reason, never decoded into half a picture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import UserError
+from companion.table.board_read import load_image
+from companion.vision.picture_file import UnreadablePicture, jpeg_is_whole, read_picture_file
+
+
+def _jpeg(progressive: bool = False, restarts: int = 0) -> bytes:
+    rng = np.random.default_rng(3)
+    picture = cv2.GaussianBlur(rng.integers(0, 256, (90, 120, 3), dtype=np.uint8), (0, 0), 2)
+    ok, data = cv2.imencode(
+        ".jpg",
+        picture,
+        [cv2.IMWRITE_JPEG_PROGRESSIVE, int(progressive), cv2.IMWRITE_JPEG_RST_INTERVAL, restarts],
+    )
+    assert ok
+    return data.tobytes()
+
+
+@pytest.mark.parametrize(("progressive", "restarts"), [(False, 0), (True, 0), (False, 2)])
+def test_a_jpeg_is_whole_only_to_its_end_marker(progressive: bool, restarts: int) -> None:
+    data = _jpeg(progressive, restarts)
+    assert jpeg_is_whole(data)
+    # cut anywhere before its end, it is not whole
+    assert not any(jpeg_is_whole(data[:cut]) for cut in range(2, len(data) - 1, 7))
+    assert not jpeg_is_whole(data[:-2])
+    # what a phone appends after the end (a motion photo's video) does not matter
+    assert jpeg_is_whole(data + b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 8)
+
+
+def test_an_end_marker_inside_a_segment_is_not_the_picture_s_end() -> None:
+    """An EXIF thumbnail is a whole JPEG inside the APP1 segment: its end marker comes early."""
+    data = _jpeg()
+    thumbnail = b"Exif\x00\x00" + b"\xff\xd8" + bytes(40) + b"\xff\xd9"
+    app1 = b"\xff\xe1" + (len(thumbnail) + 2).to_bytes(2, "big") + thumbnail
+    with_thumbnail = data[:2] + app1 + data[2:]
+    assert jpeg_is_whole(with_thumbnail)
+    assert not jpeg_is_whole(with_thumbnail[: len(app1) + 200])
+
+
+def test_read_picture_file_says_why_it_cannot_use_a_file(tmp_path: Path) -> None:
+    data = _jpeg()
+    good = tmp_path / "good.jpg"
+    good.write_bytes(data)
+    assert read_picture_file(good).shape == (90, 120, 3)
+    cases = {
+        "cut.jpg": (data[: len(data) // 2], "stops before its end"),
+        "text.png": (b"not a picture", "not an image OpenCV can read"),
+        "empty.png": (b"", "not an image OpenCV can read"),
+    }
+    for name, (content, reason) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(UnreadablePicture, match=reason):
+            read_picture_file(tmp_path / name)
+    with pytest.raises(UnreadablePicture, match="a folder, not a picture"):
+        read_picture_file(tmp_path)
+    with pytest.raises(UnreadablePicture, match="no such file"):
+        read_picture_file(tmp_path / "missing.png")
+
+
+def test_board_read_refuses_a_cut_short_jpeg_rather_than_reading_half_a_mat(tmp_path: Path) -> None:
+    cut = tmp_path / "table.jpg"
+    data = _jpeg()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(UserError, match="stops before its end"):
+        load_image(str(cut))
+    with pytest.raises(UserError, match="a folder, not a picture"):
+        load_image(str(tmp_path))
