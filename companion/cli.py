@@ -59,6 +59,21 @@ def _port(text: str) -> int:
     return port
 
 
+def _threads(text: str) -> int:
+    from companion.web.server import THREADS_RANGE
+
+    low, high = THREADS_RANGE
+    try:
+        threads = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of threads, not {text!r}") from None
+    if not low <= threads <= high:
+        raise argparse.ArgumentTypeError(
+            f"{low} to {high} threads (each open scoreboard holds one), not {threads}"
+        )
+    return threads
+
+
 def _seconds(text: str) -> float:
     seconds = float(text)
     if not seconds >= 0:  # also refuses nan
@@ -172,13 +187,17 @@ def _board_read(args: argparse.Namespace) -> int:
 
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import Gallery, gallery_folder, read_folder
+    from companion.vision.gallery import PICTURE_SUFFIXES, Gallery, gallery_folder, read_folder
     from companion.web.server import default_state_dir
 
     source = Path(args.folder)
     if not source.is_dir():
         raise UserError(f"{source} is not a folder (expected NAME.png or NAME.jpg beside NAME.json)")
     pictures, bad = read_folder(source)
+    pictured = {path.stem for path in source.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES}
+    for label in sorted(source.glob("*.json")):
+        if label.stem not in pictured:
+            bad.append(f"{label}: no {label.stem}.png or {label.stem}.jpg beside it, the picture it labels")
     if not pictures and not bad:
         raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
     target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
@@ -197,8 +216,11 @@ def _enroll(args: argparse.Namespace) -> int:
         kept += 1
         if tile not in known:
             new.append(f"{name} ({tile.describe()})")
-    where = "checked, nothing kept (--check)" if args.check else f"kept in {target}"
-    print(f"enrolled {kept} of {len(pictures) + len(bad)} pictures: {where}", file=sys.stderr)
+    offered = len(pictures) + len(bad)
+    if args.check:
+        print(f"would enroll {kept} of {offered} pictures (--check: nothing kept)", file=sys.stderr)
+    else:
+        print(f"enrolled {kept} of {offered} pictures: kept in {target}", file=sys.stderr)
     for reason in gallery.skipped:
         print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
     for name in new:
@@ -280,7 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
         server, "the game store (default: $STATE_DIRECTORY or ~/.local/state/table-companion)"
     )
     server.add_argument(
-        "--threads", type=int, default=48, help="server threads; each open scoreboard holds one"
+        "--threads",
+        type=_threads,
+        default=48,
+        help="server threads, 4 to 512; each open scoreboard holds one",
     )
     server.set_defaults(run=_serve)
 

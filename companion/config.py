@@ -24,7 +24,7 @@ from companion.devices.config import TrayConfigError, TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
 from companion.web.security import is_pin
-from companion.web.server import DEFAULT_THREADS, default_state_dir
+from companion.web.server import DEFAULT_THREADS, THREADS_RANGE, default_state_dir
 
 # Where the service's file lives (systemd/table-companion.service passes it with --config).
 SYSTEM_CONFIG = Path("/etc/table-companion/config.toml")
@@ -75,8 +75,9 @@ def _web(section: Any) -> WebSettings:
     if not isinstance(mdns, bool):
         raise ConfigError(f"[web] mdns: true or false, not {mdns!r}")
     threads = section.get("threads", defaults.threads)
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 4 <= threads <= 512:
-        raise ConfigError(f"[web] threads: a number from 4 to 512, not {threads!r}")
+    low, high = THREADS_RANGE
+    if isinstance(threads, bool) or not isinstance(threads, int) or not low <= threads <= high:
+        raise ConfigError(f"[web] threads: a number from {low} to {high}, not {threads!r}")
     return WebSettings(host.strip(), port, pin, mdns, threads)
 
 

@@ -130,6 +130,19 @@ def test_demo_refuses_bad_options(args: list[str], words: str, capsys: pytest.Ca
     assert words in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("threads", "words"), [("0", "4 to 512 threads"), ("-1", "4 to 512"), ("x", "whole number")]
+)
+def test_serve_refuses_a_thread_count_it_could_not_answer_with(
+    threads: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # with no thread free, the server took requests and never answered them
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--threads", threads])
+    assert stop.value.code == 2
+    assert words in capsys.readouterr().err
+
+
 def test_demo_on_a_busy_port_says_so_before_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

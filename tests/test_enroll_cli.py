@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -68,8 +69,30 @@ def test_a_tile_not_in_the_catalog_is_enrolled_as_a_new_type(
 def test_check_keeps_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     picture(tmp_path, "start", TILES[0])
     assert main(["enroll", str(tmp_path), "--check", "--state-dir", str(tmp_path / "state")]) == 0
-    assert "nothing kept" in capsys.readouterr().err
+    assert "would enroll 1 of 1 pictures (--check: nothing kept)" in capsys.readouterr().err
     assert not (tmp_path / "state").exists()
+
+
+def test_a_blank_picture_a_cut_short_one_and_a_label_alone_are_named_not_enrolled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures, state = folders(tmp_path)
+    picture(pictures, "start", TILES[0])
+    picture(pictures, "black", TILES[1])
+    cv2.imwrite(str(pictures / "black.png"), np.zeros((120, 120, 3), np.uint8))
+    picture(pictures, "cut", TILES[2])
+    ok, data = cv2.imencode(".jpg", draw_box_tile(TILES[2], STYLE, 120))
+    assert ok
+    (pictures / "cut.png").unlink()
+    (pictures / "cut.jpg").write_bytes(data.tobytes()[:600])
+    (pictures / "lonely.json").write_text(json.dumps({"tile": TILES[3].to_json()}), encoding="utf-8")
+    assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 1
+    said = capsys.readouterr().err
+    assert "enrolled 1 of 4 pictures" in said
+    assert "black.png: one flat colour, no tile in it" in said
+    assert "cut.jpg: the JPEG stops before its end" in said
+    assert "lonely.json: no lonely.png or lonely.jpg beside it" in said
+    assert len(Gallery(gallery_folder(state))) == 1
 
 
 @pytest.mark.parametrize("what", ["missing", "empty"])

@@ -157,7 +157,7 @@ def test_a_folder_of_labelled_pictures_is_read_in_name_order(tmp_path: Path) -> 
         ),
         (
             lambda d: ((d / "x.png").write_bytes(b"not a png"), write_pair(d, "x", START.to_json(), False)),
-            r"x\.png: not a picture",
+            r"x\.png: not an image OpenCV can read",
         ),
         (
             lambda d: (

@@ -29,6 +29,7 @@ from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import CROP_PX, TILE_PX
+from companion.vision.picture_file import UnreadablePicture, read_picture_file
 
 # A match this alike, and this much more alike than any other way of lying the rules allow, is
 # sure. Set on the held-out styles of the third family of art (models/gallery.md): there, no
@@ -57,6 +58,9 @@ CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
 # phone can take the answer in one tap: of 630 box-art tiles asked about in 20 enrolled games,
 # the right one was first for 80 %, among the first three for 98 % (docs/vision.md, "Prompts").
 CHOICES = 3
+# A picture whose grey levels spread less than this shows no tile (a covered lens, a blank scan):
+# the plainest tile, open space, still has its stars and its printed rim.
+FLAT_SPREAD = 4.0
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
@@ -453,11 +457,17 @@ def read_picture(path: Path) -> tuple[np.ndarray, Tile]:
     label = path.with_suffix(".json")
     if not label.is_file():
         raise BadPicture(f"{path}: no {label.name} beside it saying which tile it shows")
-    picture = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if picture is None:
-        raise BadPicture(f"{path}: not a picture OpenCV can read")
+    try:
+        picture = read_picture_file(path)
+    except UnreadablePicture as error:
+        raise BadPicture(str(error)) from None
     if min(picture.shape[:2]) < TILE_PX // 2:
         raise BadPicture(f"{path}: {picture.shape[1]}x{picture.shape[0]} px is too small to read a tile from")
+    grey = cv2.cvtColor(square_of_picture(picture), cv2.COLOR_BGR2GRAY)
+    if float(grey.std()) < FLAT_SPREAD:
+        raise BadPicture(
+            f"{path}: one flat colour, no tile in it: take the picture again, the tile filling it"
+        )
     try:
         data = json.loads(label.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 # Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
 DEFAULT_THREADS = 48
+# fewer than a few and the scoreboards' open streams take them all: the server stops answering
+THREADS_RANGE = (4, 512)
 
 
 def default_state_dir() -> Path:
