@@ -257,10 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--json", action="store_true", help="print the result as JSON")
     replay_cmd.set_defaults(run=_replay)
 
-    sim = commands.add_parser("simulate", help="play a random legal game and write its record")
+    sim = commands.add_parser("simulate", help="play a legal game drawn by --seed and write its record")
     sim.add_argument("--game", default="starwars", help="the game (default: starwars)")
     sim.add_argument("--players", type=int, default=3, help="2 to 5 (default: 3)")
-    sim.add_argument("--seed", type=int, default=0, help="the same seed gives the same game")
+    sim.add_argument(
+        "--seed", type=int, default=0, help="which game: the same seed gives the same game (default: 0)"
+    )
     sim.add_argument("--variant", choices=("standard", "teams"), default="standard")
     sim.add_argument("--catalog-ids", action="store_true", help="write tiles as catalog ids, not inline")
     sim.add_argument("--out", required=True, help="where to write the record ('-' for stdout)")

@@ -343,3 +343,25 @@ def test_a_labels_file_that_does_not_match_its_model_s_crops_is_refused(tmp_path
     model.with_suffix(".labels.json").write_text(json.dumps(labels), encoding="utf-8")
     with pytest.raises(DiceModelMissing, match="not one export"):
         DiceModel(model)
+
+
+def test_a_damaged_model_or_the_wrong_labels_are_said_not_an_internal_error(
+    tmp_path: Path, held_out_photos: list, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[type-arg]
+    from companion.vision.dice_model import DEFAULT_MODEL
+
+    photo = str(held_out_photos[0].path)
+    damaged = tmp_path / "dice.onnx"
+    damaged.write_bytes(DEFAULT_MODEL.read_bytes()[:5000])  # cut short while copied
+    labels = DEFAULT_MODEL.with_suffix(".labels.json")
+    damaged.with_suffix(".labels.json").write_bytes(labels.read_bytes())
+    assert main(["dice", "read", "--model", str(damaged), photo]) == 1
+    said = capsys.readouterr().err
+    assert f"{damaged} is not an ONNX model onnxruntime can open" in said and "internal error" not in said
+    # the dice model's files given to the board reader: its labels are not a cell model's
+    assert main(["board", "read", "--model", str(damaged), photo]) == 1
+    said = capsys.readouterr().err
+    assert "is not a cell model's labels" in said and "internal error" not in said
+    damaged.with_suffix(".labels.json").write_text("{not json", encoding="utf-8")
+    assert main(["dice", "read", "--model", str(damaged), photo]) == 1
+    assert "is not the dice model's labels" in capsys.readouterr().err

@@ -105,8 +105,11 @@ class DiceModel:
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
             raise DiceModelMissing(f"the dice model is missing: {path} and {labels_path} must both exist")
-        labels = json.loads(labels_path.read_text(encoding="utf-8"))
-        if tuple(labels.get("read_classes", ())) != READ_CLASSES:
+        try:
+            labels = json.loads(labels_path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as error:  # not JSON, not UTF-8, unreadable
+            raise DiceModelMissing(f"{labels_path} is not the dice model's labels: {error}") from None
+        if not isinstance(labels, dict) or tuple(labels.get("read_classes", ())) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")
         self._session = open_session(path, threads)
         # the reader's input side is the model's own (older files, without it, read CROP_PX)

@@ -14,6 +14,12 @@ from pathlib import Path
 
 import onnxruntime as ort
 
+from companion.errors import UserError
+
+
+class BadModelFile(UserError):
+    """A model file that is there but cannot be opened: damaged, cut short, or not ONNX."""
+
 
 def open_session(path: Path, threads: int = 1) -> ort.InferenceSession:
     options = ort.SessionOptions()
@@ -22,4 +28,11 @@ def open_session(path: Path, threads: int = 1) -> ort.InferenceSession:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.enable_cpu_mem_arena = False
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime's own types (InvalidProtobuf, Fail, ...) derive from Exception
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise BadModelFile(
+            f"{path} is not an ONNX model onnxruntime can open ({reason}): copy it again from the "
+            "repository's models/"
+        ) from None

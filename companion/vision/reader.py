@@ -62,7 +62,8 @@ class CellReading:
 
 
 class ModelMissing(UserError):
-    """A model file the companion ships is not there: the checkout is not whole."""
+    """A model file the companion ships is not there, or not the one it should be: the checkout
+    is not whole."""
 
 
 class CellModel:
@@ -72,7 +73,10 @@ class CellModel:
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
             raise ModelMissing(f"the cell model is missing: {path} and {labels_path} must both exist")
-        self.labels = TileLabels.load(labels_path)
+        try:
+            self.labels = TileLabels.load(labels_path)
+        except (ValueError, KeyError, TypeError) as error:  # JSON errors are ValueErrors
+            raise ModelMissing(f"{labels_path} is not a cell model's labels: {error}") from None
         self._session = open_session(path, threads)
         self.path = path
 
