@@ -12,7 +12,6 @@ MQTT, its scoreboard open to the local network. ``hardware/config.example.toml``
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cameras.settings import CameraSettings, camera_settings
-from companion.devices.config import TrayConfigError, TraysConfig, trays_config
+from companion.devices.config import TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
 from companion.web.security import is_pin
@@ -81,27 +80,6 @@ def _web(section: Any) -> WebSettings:
     return WebSettings(host.strip(), port, pin, mdns, threads)
 
 
-# What a [[trays.tray]] must have, said where its key is missing (region, needed only with more
-# than one tray or no [dice_camera], is said in parse_config).
-TRAY_KEYS_WANTED = {
-    "button": "the GPIO (BCM) pin of the tray's button, for example button = 17 (hardware/wiring.md)",
-    "led": "the GPIO (BCM) pins of the tray's LED, its red, green and blue legs, for example "
-    "led = [5, 6, 13] (hardware/wiring.md)",
-}
-TRAY_KEY_MISSING = re.compile(r"trays\.tray\[\d+\]\.(\w+) is missing")
-
-
-def _trays(section: Any) -> TraysConfig:
-    try:
-        return trays_config(section)
-    except TrayConfigError as error:
-        # companion.devices names the missing key; a person writing the file needs what it is for
-        missing = TRAY_KEY_MISSING.fullmatch(str(error))
-        if missing is None or missing[1] not in TRAY_KEYS_WANTED:
-            raise
-        raise TrayConfigError(f"{error}: {TRAY_KEYS_WANTED[missing[1]]}") from None
-
-
 # The service's StateDirectory: where the system's config keeps its state, whoever reads it
 # (the service, or a person running doctor or calibrate by hand).
 SYSTEM_STATE = Path("/var/lib/table-companion")
@@ -126,7 +104,7 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
             web=_web(data.get("web")),
             camera=camera_settings(_table(data, "camera")),
             dice_camera=None if dice_camera is None else _dice_camera(dice_camera),
-            trays=None if trays is None else _trays(trays),
+            trays=None if trays is None else trays_config(trays),
             mqtt=mqtt_settings(_table(data, "mqtt")),
             source=source,
         )

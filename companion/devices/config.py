@@ -117,13 +117,21 @@ def _flag(section: Mapping[str, Any], key: str, default: bool, where: str) -> bo
     return value
 
 
+# What each key a tray cannot do without is, said when it is missing.
+REQUIRED_TRAY_KEYS = {
+    "button": "the GPIO (BCM) pin of the tray's button, for example button = 17 (hardware/wiring.md)",
+    "led": "the GPIO (BCM) pins of the tray's LED, its red, green and blue legs, for example "
+    "led = [5, 6, 13] (hardware/wiring.md)",
+}
+
+
 def _tray(section: Any, where: str) -> TrayPins:
     if not isinstance(section, Mapping):
         raise TrayConfigError(f"{where} must be a table of pins, not {section!r}")
     refuse_unknown_keys(section, TRAY_KEYS, f"{where}.", TrayConfigError)
-    for key in ("button", "led"):
+    for key, wanted in REQUIRED_TRAY_KEYS.items():
         if key not in section:
-            raise TrayConfigError(f"{where}.{key} is missing")
+            raise TrayConfigError(f"{where}.{key} is missing: {wanted}")
     led = section["led"]
     if not isinstance(led, list | tuple) or len(led) != 3:
         raise TrayConfigError(f"{where}.led must be three pins [red, green, blue], not {led!r}")
