@@ -28,7 +28,7 @@ from companion.sim.art_box import BOX_STYLES
 from companion.sim.art_wide import WIDE_STYLES
 from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, UNKNOWN, TileLabels, meeple_class
-from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT
+from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX
 from companion.vision.rectify import Rectifier
 
 # Disjoint seed ranges: what trains never tests, and what sets the tracker's thresholds is
@@ -211,7 +211,7 @@ def board_sample(seed: int, split: str) -> tuple[np.ndarray, np.ndarray, np.ndar
     for (x, y), index in tile_label.items():
         if index == empty and rng.random() > 0.12:
             continue
-        centre = (ox + x * 48 + rng.uniform(-1, 1), oy + y * 48 + rng.uniform(-1, 1))
+        centre = (ox + x * TILE_PX + rng.uniform(-1, 1), oy + y * TILE_PX + rng.uniform(-1, 1))
         window = cv2.getRectSubPix(rectified, size, centre)
         crops.append(window)
         tiles.append(index)

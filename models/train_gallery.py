@@ -36,11 +36,11 @@ except ModuleNotFoundError as missing:  # torch is for training only, never in t
 from torch import nn
 from torch.nn import functional as F
 
-from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.tiles import Tile, parse_tile
+from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
 from companion.vision.mat import TILE_PX
-from models.cell_data import TEST_ONLY, labels
+from models.cell_data import TEST_ONLY
+from models.evaluate_gallery import candidates, positive_table, turned_pictures
 from models.train_cells import GREY, SWAPS, block, hue_turn
 from models.training import save, training_parser
 
@@ -75,29 +75,6 @@ class Matcher(nn.Module):
         std = x.std(dim=(2, 3), keepdim=True)
         x = (x - mean) / (std + 0.05)
         return F.normalize(self.head(self.features(x).flatten(1)), dim=1)
-
-
-def candidates() -> list[Tile]:
-    """Each catalog type turned 0-3 quarter turns clockwise, in that order (type-major)."""
-    return [entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)]
-
-
-def positive_table() -> np.ndarray:
-    """(cell-model classes, candidates): which candidates are the class's tile as it lies."""
-    classes = labels().classes
-    ways = candidates()
-    table = np.zeros((len(classes), len(ways)), bool)
-    for i, c in enumerate(classes):
-        if isinstance(c, dict):
-            tile = parse_tile(c)
-            table[i] = [way == tile for way in ways]
-    return table
-
-
-def turned_pictures(pictures: np.ndarray) -> np.ndarray:
-    """(types, S, S, 3) upright -> (types * 4, S, S, 3), as ``candidates`` orders them."""
-    # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) turns a tile
-    return np.stack([np.rot90(p, k=-q) for p in pictures for q in range(4)])
 
 
 def restyle(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
