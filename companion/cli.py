@@ -187,7 +187,7 @@ def _board_read(args: argparse.Namespace) -> int:
 
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import PICTURE_SUFFIXES, Gallery, gallery_folder, read_folder
+    from companion.vision.gallery import PICTURE_SUFFIXES, Gallery, flat_picture, gallery_folder, read_folder
     from companion.web.server import default_state_dir
 
     source = Path(args.folder)
@@ -195,9 +195,11 @@ def _enroll(args: argparse.Namespace) -> int:
         raise UserError(f"{source} is not a folder (expected NAME.png or NAME.jpg beside NAME.json)")
     pictures, bad = read_folder(source)
     pictured = {path.stem for path in source.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES}
-    for label in sorted(source.glob("*.json")):
-        if label.stem not in pictured:
-            bad.append(f"{label}: no {label.stem}.png or {label.stem}.jpg beside it, the picture it labels")
+    lone_labels = [
+        f"{label}: no {label.stem}.png or {label.stem}.jpg beside it, the picture it labels"
+        for label in sorted(source.glob("*.json"))
+        if label.stem not in pictured
+    ]
     if not pictures and not bad:
         raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
     target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
@@ -205,7 +207,11 @@ def _enroll(args: argparse.Namespace) -> int:
     known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
     new: list[str] = []
     kept = 0
+    offered = len(pictures) + len(bad)  # before the loop adds the pictures it cannot keep
     for picture, tile, name in pictures:
+        if flat_picture(picture):
+            bad.append(f"{name}: one flat colour, no tile in it: take the picture again, the tile filling it")
+            continue
         try:
             gallery.add(picture, tile, name=f"enrolled-{name}")
         except ValueError as error:
@@ -216,7 +222,6 @@ def _enroll(args: argparse.Namespace) -> int:
         kept += 1
         if tile not in known:
             new.append(f"{name} ({tile.describe()})")
-    offered = len(pictures) + len(bad)
     if args.check:
         print(f"would enroll {kept} of {offered} pictures (--check: nothing kept)", file=sys.stderr)
     else:
@@ -225,9 +230,9 @@ def _enroll(args: argparse.Namespace) -> int:
         print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
     for name in new:
         print(f"  not in the catalog, read as a new tile type: {name}", file=sys.stderr)
-    for reason in bad:
+    for reason in bad + lone_labels:
         print(f"  skipped {reason}", file=sys.stderr)
-    return 1 if bad else 0
+    return 1 if bad or lone_labels else 0
 
 
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:

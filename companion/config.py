@@ -28,7 +28,8 @@ from companion.web.server import DEFAULT_THREADS, THREADS_RANGE, default_state_d
 # Where the service's file lives (systemd/table-companion.service passes it with --config).
 SYSTEM_CONFIG = Path("/etc/table-companion/config.toml")
 # Config.source when no file was read, as ``companion doctor`` tells apart.
-DEFAULTS = "defaults"
+# Angle brackets: no config file a person names looks like it.
+DEFAULTS = "<defaults>"
 TOP_KEYS = ("state_dir", "web", "camera", "dice_camera", "trays", "mqtt")
 WEB_KEYS = ("host", "port", "pin", "mdns", "threads")
 

@@ -362,6 +362,11 @@ def test_a_damaged_model_or_the_wrong_labels_are_said_not_an_internal_error(
     assert main(["board", "read", "--model", str(damaged), photo]) == 1
     said = capsys.readouterr().err
     assert "is not a cell model's labels" in said and "internal error" not in said
+    for not_labels in ("[]", '{"read_classes": 7}'):  # JSON, but not a labels file
+        damaged.with_suffix(".labels.json").write_text(not_labels, encoding="utf-8")
+        for command in ("dice", "board"):
+            assert main([command, "read", "--model", str(damaged), photo]) == 1
+            assert "internal error" not in capsys.readouterr().err
     damaged.with_suffix(".labels.json").write_text("{not json", encoding="utf-8")
     assert main(["dice", "read", "--model", str(damaged), photo]) == 1
     assert "is not the dice model's labels" in capsys.readouterr().err

@@ -68,6 +68,10 @@ def test_the_config_finding_says_whether_a_file_was_read(
     assert "(to change them, write" in doctor.report([none])
     path = config_file(tmp_path)
     assert doctor.check_config(load_config(path)) == doctor.Finding("config", OK, f"{path} is valid")
+    # a file named "defaults" is a file read, not the defaults
+    monkeypatch.chdir(tmp_path)
+    Path("defaults").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert doctor.check_config(load_config("defaults")).message == "defaults is valid"
 
 
 def test_a_pi_camera_asked_for_on_another_machine_says_what_to_use(

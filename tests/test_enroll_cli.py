@@ -14,7 +14,7 @@ from companion.cli import main
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.vision.gallery import Gallery, gallery_folder
+from companion.vision.gallery import Gallery, flat_picture, gallery_folder
 from models.cell_data import random_unknown_tile
 
 STYLE = BoxStyle.from_seed(BOX_STYLES[1])
@@ -73,6 +73,17 @@ def test_check_keeps_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert not (tmp_path / "state").exists()
 
 
+def test_a_picture_flat_in_grey_but_not_in_colour_is_a_tile() -> None:
+    # two colours of about one brightness (grey 96 and 100): flat in grey, not in colour
+    two = np.zeros((96, 96, 3), np.uint8)
+    two[:, :48] = (200, 100, 50)
+    two[:, 48:] = (50, 120, 80)
+    assert not flat_picture(two)
+    rng = np.random.default_rng(0)
+    covered = np.clip(rng.normal(6, 1.0, (96, 96, 3)), 0, 255).astype(np.uint8)  # a covered lens
+    assert flat_picture(covered)
+
+
 def test_a_blank_picture_a_cut_short_one_and_a_label_alone_are_named_not_enrolled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -88,8 +99,8 @@ def test_a_blank_picture_a_cut_short_one_and_a_label_alone_are_named_not_enrolle
     (pictures / "lonely.json").write_text(json.dumps({"tile": TILES[3].to_json()}), encoding="utf-8")
     assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 1
     said = capsys.readouterr().err
-    assert "enrolled 1 of 4 pictures" in said
-    assert "black.png: one flat colour, no tile in it" in said
+    assert "enrolled 1 of 3 pictures" in said
+    assert "black: one flat colour, no tile in it" in said
     assert "cut.jpg: the JPEG stops before its end" in said
     assert "lonely.json: no lonely.png or lonely.jpg beside it" in said
     assert len(Gallery(gallery_folder(state))) == 1

@@ -47,6 +47,13 @@ def test_an_end_marker_inside_a_segment_is_not_the_picture_s_end() -> None:
     assert not jpeg_is_whole(with_thumbnail[: len(app1) + 200])
 
 
+def test_stray_bytes_before_a_marker_are_skipped_as_libjpeg_skips_them() -> None:
+    data = _jpeg()
+    stray = data[:2] + b"\x00\x17" + data[2:]  # between the start marker and the first segment
+    assert jpeg_is_whole(stray)
+    assert not jpeg_is_whole(stray[: len(stray) // 2])
+
+
 def test_read_picture_file_says_why_it_cannot_use_a_file(tmp_path: Path) -> None:
     data = _jpeg()
     good = tmp_path / "good.jpg"
@@ -75,3 +82,7 @@ def test_board_read_refuses_a_cut_short_jpeg_rather_than_reading_half_a_mat(tmp_
         load_image(str(cut))
     with pytest.raises(UserError, match="a folder, not a picture"):
         load_image(str(tmp_path))
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.full((20, 30, 3), 128, np.uint8))
+    with pytest.raises(UserError, match="30x20 px is too small to show the mat"):
+        load_image(str(tiny))

@@ -156,7 +156,7 @@ def test_join_page_on_a_loopback_server_says_phones_cannot_reach_it(site: Site, 
     context.host, context.join_urls = host, net.page_urls(host, 8000)  # as ``--host`` sets them
     html = site.client.get("/join").get_data(as_text=True)
     assert "Phones cannot reach this scoreboard:</b> it is only served to this machine" in html
-    assert ".venv/bin/companion demo --host 0.0.0.0" in html and "the service listens on every" in html
+    assert ".venv/bin/companion demo --host 0.0.0.0" in html and '[web] host = "0.0.0.0"' in html
     assert "<svg" not in html and "Scan with the phone's camera" not in html  # no QR to scan in vain
 
 

@@ -21,15 +21,23 @@ from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
 from companion.vision.rectify import Rectifier
 
+# the smallest picture the mat could be read from: a few pixels a marker, a few a tile
+MIN_SIDE_PX = 64
 # below this noise (grey levels) a picture was drawn by a program, not taken by a camera
 DRAWN_NOISE = 0.25
 
 
 def load_image(path: str) -> np.ndarray:
     try:
-        return read_picture_file(path)
+        image = read_picture_file(path)
     except UnreadablePicture as error:
         raise UserError(str(error)) from None
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_SIDE_PX:
+        raise UserError(
+            f"{path}: {width}x{height} px is too small to show the mat (at least {MIN_SIDE_PX} a side)"
+        )
+    return image
 
 
 def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:

@@ -109,7 +109,8 @@ class DiceModel:
             labels = json.loads(labels_path.read_text(encoding="utf-8"))
         except (ValueError, OSError) as error:  # not JSON, not UTF-8, unreadable
             raise DiceModelMissing(f"{labels_path} is not the dice model's labels: {error}") from None
-        if not isinstance(labels, dict) or tuple(labels.get("read_classes", ())) != READ_CLASSES:
+        classes = labels.get("read_classes") if isinstance(labels, dict) else None
+        if not isinstance(classes, list) or tuple(classes) != READ_CLASSES:
             raise DiceModelMissing(f"{labels_path} does not match this reader's classes {READ_CLASSES}")
         self._session = open_session(path, threads)
         # the reader's input side is the model's own (older files, without it, read CROP_PX)

@@ -33,6 +33,6 @@ def open_session(path: Path, threads: int = 1) -> ort.InferenceSession:
     except Exception as error:  # onnxruntime's own types (InvalidProtobuf, Fail, ...) derive from Exception
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise BadModelFile(
-            f"{path} is not an ONNX model onnxruntime can open ({reason}): copy it again from the "
-            "repository's models/"
+            f"{path} is not an ONNX model onnxruntime can open ({reason}): it is damaged, cut short "
+            "or another kind of file; copy it again (the shipped ones are in the checkout's models/)"
         ) from None

@@ -1,9 +1,10 @@
 """Reading a picture a person names on the command line or puts in a gallery folder.
 
-OpenCV decodes what it can of a damaged file without a word: a JPEG cut short while it was
-copied comes back whole-sized with its lower part grey, and a reader would then say "no dice"
-or "the mat is not in view" about a picture that was never whole. So a JPEG is first walked
-marker by marker to its end-of-image marker, and a file that stops before it is refused.
+OpenCV decodes what it can of a damaged file: ``cv2.imread`` gives a JPEG cut short while it was
+copied back whole-sized with its lower part grey (``cv2.imdecode`` may refuse it), and a reader
+would then say "no dice" or "the mat is not in view" about a picture that was never whole. So a
+JPEG is first walked marker by marker to its end-of-image marker, and a file that stops before it
+is refused.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ def jpeg_is_whole(data: bytes) -> bool:
     position = 2  # after the start-of-image marker
     while position + 1 < len(data):
         if data[position] != 0xFF:
-            return False
+            # stray bytes before a marker: libjpeg skips them with a warning, and so does this
+            position = data.find(b"\xff", position)
+            if position < 0:
+                return False
+            continue
         marker = data[position + 1]
         if marker == 0xFF:  # fill bytes before a marker
             position += 1

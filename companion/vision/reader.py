@@ -75,7 +75,7 @@ class CellModel:
             raise ModelMissing(f"the cell model is missing: {path} and {labels_path} must both exist")
         try:
             self.labels = TileLabels.load(labels_path)
-        except (ValueError, KeyError, TypeError) as error:  # JSON errors are ValueErrors
+        except (ValueError, KeyError, TypeError, AttributeError, OSError) as error:  # JSON's are ValueErrors
             raise ModelMissing(f"{labels_path} is not a cell model's labels: {error}") from None
         self._session = open_session(path, threads)
         self.path = path
