@@ -185,13 +185,14 @@ def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> Tray
     """The tray's status and message, the most pressing first: what a person must do before
     anything else can be read comes first."""
     dice = tuple(s.die for s in seen)
-    light = light_problem(grey_of(picture), TRAY_OVEREXPOSED)
+    grey = grey_of(picture)  # once, for the light and the frame's sharpness
+    light = light_problem(grey, TRAY_OVEREXPOSED)
     if light is not None:
         # nothing in such a picture can be told from the tray: what was found there is no reading
         return TrayReading((), "dark" if light == "black" else "overexposed", LIGHT_MESSAGES[light])
     if _hand(picture, seen):
         return TrayReading(dice, "hand", "a hand is over the tray: take it away and let the dice settle")
-    if any(s.blurred for s in seen) or sharpness(picture) < BLURRED_FRAME:
+    if any(s.blurred for s in seen) or sharpness(grey) < BLURRED_FRAME:
         return TrayReading(
             dice, "blurred", "the picture is blurred: wait until the dice lie still, or clean the lens"
         )
