@@ -38,6 +38,26 @@ def test_a_missing_likeness_model_is_named_as_something_a_user_can_fix(tmp_path:
     assert isinstance(caught.value, UserError)  # the command prints it on one line, not a traceback
 
 
+def test_a_likeness_model_of_another_square_size_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gallery.onnx that reads 64 px squares (an experiment's, models/gallery.md) would fail
+    deep in onnxruntime at the first match; it is refused when it is opened, saying why."""
+
+    class Input:
+        shape = ("n", 64, 64, 3)
+
+    class Session:
+        def get_inputs(self) -> list[Input]:
+            return [Input()]
+
+    monkeypatch.setattr("companion.vision.likeness.open_session", lambda path: Session())
+    model = tmp_path / "gallery.onnx"
+    model.write_bytes(b"stands in for a model")
+    with pytest.raises(ModelMissing, match=f"reads 64 px squares, the gallery cuts {TILE_PX} px ones"):
+        Likeness(model)
+
+
 def test_an_empty_gallery_needs_no_model_and_a_folder_is_read_in_batches(tmp_path: Path) -> None:
     assert Gallery()._likeness is None  # nothing loaded until a picture is added or matched
     tile = load_catalog().tiles[3].tile

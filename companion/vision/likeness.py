@@ -30,6 +30,12 @@ class Likeness:
         if not path.is_file():
             raise ModelMissing(f"the gallery's model is missing: {path} must exist (is the checkout whole?)")
         self._session = open_session(path)
+        side = self._session.get_inputs()[0].shape[1]
+        if side != TILE_PX:  # a model of another size (an experiment's, or an older checkout's)
+            raise ModelMissing(
+                f"{path} reads {side} px squares, the gallery cuts {TILE_PX} px ones: "
+                "copy models/gallery.onnx again from this checkout"
+            )
         self._lock = threading.Lock()  # one run at a time: the phone's enrolment and the table share it
 
     def vectors(self, squares: np.ndarray) -> np.ndarray:
