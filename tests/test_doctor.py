@@ -54,6 +54,31 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
     assert {item["check"] for item in printed} >= {"machine", "camera", "disk", "clock", "state dir"}
 
 
+def test_a_gallery_model_of_another_square_size_fails_the_models_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An experiment's likeness copied over the shipped one loads in onnxruntime, but the
+    gallery cannot use it: the doctor says so, as `companion run` would refuse it."""
+    import onnxruntime
+
+    opened = onnxruntime.InferenceSession
+
+    class Input:
+        shape = ("n", 64, 64, 3)
+
+    class Squares64:
+        def get_inputs(self) -> list[Input]:
+            return [Input()]
+
+    def session(path: str, *args: object, **kwargs: object) -> object:
+        return Squares64() if path.endswith("gallery.onnx") else opened(path, *args, **kwargs)
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", session)
+    found = doctor.check_models()
+    assert found.level == FAIL
+    assert "gallery.onnx reads 64 px squares, the gallery cuts 48 px ones" in found.message
+
+
 def test_the_config_finding_says_whether_a_file_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import DEFAULTS, SYSTEM_CONFIG, Config, load_config
 from companion.errors import UserError
+from companion.vision.likeness import size_problem
 from companion.vision.reader import MODELS
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
@@ -79,9 +80,12 @@ def check_models(folder: Path = MODELS) -> Finding:
         try:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = 1
-            onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # onnxruntime raises its own types
             return Finding("models", FAIL, f"{path} does not load: {error}", "check out models/ again")
+        problem = size_problem(session, path) if name == "gallery.onnx" else None
+        if problem is not None:
+            return Finding("models", FAIL, problem, "check out models/ again")
     return Finding("models", OK, f"{', '.join(MODEL_FILES)} load ({size / 1e6:.1f} MB) from {folder}")
 
 

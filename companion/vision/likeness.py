@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,12 +31,9 @@ class Likeness:
         if not path.is_file():
             raise ModelMissing(f"the gallery's model is missing: {path} must exist (is the checkout whole?)")
         self._session = open_session(path)
-        side = self._session.get_inputs()[0].shape[1]
-        if side != TILE_PX:  # a model of another size (an experiment's, or an older checkout's)
-            raise ModelMissing(
-                f"{path} reads {side} px squares, the gallery cuts {TILE_PX} px ones: "
-                "copy models/gallery.onnx again from this checkout"
-            )
+        problem = size_problem(self._session, path)
+        if problem is not None:
+            raise ModelMissing(problem)
         self._lock = threading.Lock()  # one run at a time: the phone's enrolment and the table share it
 
     def vectors(self, squares: np.ndarray) -> np.ndarray:
@@ -46,6 +44,19 @@ class Likeness:
             (out,) = self._session.run(None, {"squares": squares.astype(np.float32)})
         vectors: np.ndarray = out.astype(np.float32)
         return vectors
+
+
+def size_problem(session: Any, path: Path) -> str | None:
+    """Why an opened likeness model cannot serve the gallery, if it reads squares of another
+    size than the gallery cuts (an experiment's model copied over the shipped one); None if it
+    can. A model whose side is not fixed is taken as it is."""
+    side = session.get_inputs()[0].shape[1]
+    if not isinstance(side, int) or side == TILE_PX:
+        return None
+    return (
+        f"{path} reads {side} px squares, the gallery cuts {TILE_PX} px ones: restore the "
+        "shipped model (git checkout -- models/gallery.onnx)"
+    )
 
 
 _shared: Likeness | None = None
