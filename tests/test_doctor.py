@@ -55,7 +55,7 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_a_gallery_model_of_another_square_size_fails_the_models_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An experiment's likeness copied over the shipped one loads in onnxruntime, but the
     gallery cannot use it: the doctor says so, as `companion run` would refuse it."""
