@@ -52,12 +52,7 @@ def run_dice_read(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.images:
         try:
-            picture = read_picture_file(path)
-            if min(picture.shape[:2]) < MIN_SIDE_PX:
-                height, width = picture.shape[:2]
-                raise UnreadablePicture(
-                    f"{path}: {width}x{height} px is too small for a tray (at least {MIN_SIDE_PX} px a side)"
-                )
+            picture = read_picture_file(path, MIN_SIDE_PX, "for a tray")
         except UnreadablePicture as error:
             reason = str(error).removeprefix(f"{path}: ")
             print(f"companion dice: {path}: {reason}", file=sys.stderr)

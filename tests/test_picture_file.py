@@ -86,3 +86,12 @@ def test_board_read_refuses_a_cut_short_jpeg_rather_than_reading_half_a_mat(tmp_
     cv2.imwrite(str(tiny), np.full((20, 30, 3), 128, np.uint8))
     with pytest.raises(UserError, match="30x20 px is too small to show the mat"):
         load_image(str(tiny))
+
+
+def test_a_picture_under_the_smallest_side_asked_for_is_refused_with_its_size(tmp_path: Path) -> None:
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.full((20, 30, 3), 128, np.uint8))
+    assert read_picture_file(small).shape == (20, 30, 3)  # no smallest side: read as it is
+    assert read_picture_file(small, 20).shape == (20, 30, 3)
+    with pytest.raises(UnreadablePicture, match=r"30x20 px is too small for a test \(at least 21 px"):
+        read_picture_file(small, 21, "for a test")

@@ -29,15 +29,9 @@ DRAWN_NOISE = 0.25
 
 def load_image(path: str) -> np.ndarray:
     try:
-        image = read_picture_file(path)
+        return read_picture_file(path, MIN_SIDE_PX, "to show the mat")
     except UnreadablePicture as error:
         raise UserError(str(error)) from None
-    height, width = image.shape[:2]
-    if min(height, width) < MIN_SIDE_PX:
-        raise UserError(
-            f"{path}: {width}x{height} px is too small to show the mat (at least {MIN_SIDE_PX} a side)"
-        )
-    return image
 
 
 def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:

@@ -467,11 +467,9 @@ def read_picture(path: Path) -> tuple[np.ndarray, Tile]:
     if not label.is_file():
         raise BadPicture(f"{path}: no {label.name} beside it saying which tile it shows")
     try:
-        picture = read_picture_file(path)
+        picture = read_picture_file(path, TILE_PX // 2, "to read a tile from")
     except UnreadablePicture as error:
         raise BadPicture(str(error)) from None
-    if min(picture.shape[:2]) < TILE_PX // 2:
-        raise BadPicture(f"{path}: {picture.shape[1]}x{picture.shape[0]} px is too small to read a tile from")
     try:
         data = json.loads(label.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -68,8 +68,9 @@ def _after_scan(data: bytes, position: int) -> int:
         return position
 
 
-def read_picture_file(path: str | Path) -> np.ndarray:
-    """The picture at ``path`` as BGR; UnreadablePicture saying why when it cannot be used."""
+def read_picture_file(path: str | Path, min_side: int = 1, purpose: str = "to read") -> np.ndarray:
+    """The picture at ``path`` as BGR; UnreadablePicture saying why when it cannot be used,
+    including when it is less than ``min_side`` pixels a side (too small ``purpose``)."""
     file = Path(path)
     if file.is_dir():
         raise UnreadablePicture(f"{path}: a folder, not a picture")
@@ -87,4 +88,9 @@ def read_picture_file(path: str | Path) -> np.ndarray:
     picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if picture is None:
         raise UnreadablePicture(f"{path}: not an image OpenCV can read (PNG, JPEG, ...)")
+    height, width = picture.shape[:2]
+    if min(height, width) < min_side:
+        raise UnreadablePicture(
+            f"{path}: {width}x{height} px is too small {purpose} (at least {min_side} px a side)"
+        )
     return np.asarray(picture)
