@@ -3,12 +3,14 @@ split of the real photographs and the tuning trays, never the held-out ones.
 
     python -m models.tune_dice --trays 200
     python -m models.tune_dice --sweep --trays 100
+    python -m models.tune_dice --sweep --trays 200 --try fair=0.7,0.8 --try fair_unread=0,0.05
 
 ``--sweep`` reads the training photographs, ``--trays`` tuning trays and a third as many with a
 die cut by the edge with each combination of SWEEP, the thresholds that decide which spots are
 dice (companion.vision.dice.Thresholds), and prints the figures of models/evaluate_dice.py
 (matched by die) for each, best first: the networks run once per picture and crop, only the
-rules are run again.
+rules are run again. ``--try NAME=V,V,...`` sweeps only the thresholds named, over the values
+given, the others as shipped.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
@@ -85,8 +87,10 @@ class CachedModel(DiceModel):
 Labelled = list[tuple[int | None, tuple[float, ...]]]
 
 
-def sweep(trays: int, path: Path = DEFAULT_MODEL) -> None:
-    """Each combination of SWEEP on the training photographs and ``trays`` tuning trays."""
+def sweep(trays: int, path: Path = DEFAULT_MODEL, grid: dict[str, tuple[float, ...]] | None = None) -> None:
+    """Each combination of ``grid`` (SWEEP when None) on the training photographs and ``trays``
+    tuning trays."""
+    grid = SWEEP if grid is None else grid
     model = CachedModel(DiceModel(path))
     pictures: list[tuple[str, np.ndarray, Labelled]] = []
     for photo in photos("train"):
@@ -113,8 +117,8 @@ def sweep(trays: int, path: Path = DEFAULT_MODEL) -> None:
         ]
         pictures.append(("tray", tray.image, truth))
     rows = []
-    names = list(SWEEP)
-    for values in itertools.product(*SWEEP.values()):
+    names = list(grid)
+    for values in itertools.product(*grid.values()):
         thresholds = dataclasses.replace(THRESHOLDS, **dict(zip(names, values, strict=True)))
         reader = DiceReader(model, thresholds)
         tallies = {"photo": Tally(), "tray": Tally()}
@@ -180,7 +184,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trays", type=int, default=200, help="tuning trays of each kind")
     parser.add_argument("--sweep", action="store_true", help="try each combination of SWEEP")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
+    parser.add_argument(
+        "--try",
+        dest="tries",
+        action="append",
+        default=[],
+        metavar="NAME=V,V",
+        help="with --sweep: sweep only this threshold over these values (repeatable)",
+    )
     args = parser.parse_args(argv)
+    try:
+        args.grid = _grid(args.tries)
+    except ValueError as error:
+        parser.error(str(error))
     try:
         return _tune(args)
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
@@ -188,9 +204,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _grid(tries: list[str]) -> dict[str, tuple[float, ...]] | None:
+    """``--try`` options as a sweep's grid; None when there are none."""
+    if not tries:
+        return None
+    known = {field.name for field in dataclasses.fields(Thresholds)} - {"views"}
+    grid = {}
+    for text in tries:
+        name, _, values = text.partition("=")
+        if name not in known:
+            raise ValueError(
+                f"--try {text!r}: no threshold {name!r}; the thresholds are {', '.join(sorted(known))}"
+            )
+        try:
+            grid[name] = tuple(float(v) for v in values.split(","))
+        except ValueError:
+            raise ValueError(f"--try {text!r}: the values must be numbers split by commas") from None
+    return grid
+
+
 def _tune(args: argparse.Namespace) -> int:
     if args.sweep:
-        sweep(args.trays, args.model)
+        sweep(args.trays, args.model, args.grid)
         return 0
     reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []

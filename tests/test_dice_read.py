@@ -14,7 +14,7 @@ import pytest
 from companion.cli import main
 from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader, _which, colour_name
-from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE
+from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, DiceModel
 from companion.vision.dice_reading import TRAY_STATUSES, Die, TrayReading
 from models.dice_data import TrayDie, held_out, photos, spot_label
 from models.evaluate_dice import Tally, extra_kind, face_box, match_by_die, match_by_iou
@@ -144,6 +144,36 @@ def test_a_die_whose_top_face_is_whole_is_read_though_its_body_reaches_the_edge(
     # the same die with its top face cut by the edge is named, not read
     cut = np.ascontiguousarray(picture[20:])
     _never_guessed(reader.read(cut), "die-on-edge")
+
+
+class _ReadsAlike:
+    """The shipped finder, and a reader that gives every crop the same probabilities."""
+
+    def __init__(self, finder: DiceModel, probs: list[float]) -> None:
+        self.finder, self.probs, self.crop_px = finder, np.array(probs, np.float32), finder.crop_px
+
+    def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
+        return self.finder.find(picture)
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        boxes = np.tile(np.array([0.3, 0.3, 0.7, 0.7], np.float32), (len(crops), 1))
+        return np.tile(self.probs, (len(crops), 1)), boxes
+
+
+@pytest.mark.parametrize(
+    ("four", "unreadable", "value"),
+    [(0.95, 0.05, 4), (0.85, 0.03, 4), (0.85, 0.08, None), (0.75, 0.01, None)],
+)
+def test_a_fairly_sure_value_is_given_only_to_a_die_the_reader_sees_no_lean_in(
+    reader: DiceReader, four: float, unreadable: float, value: int | None
+) -> None:
+    probs = [0.0] * 8
+    probs[3], probs[UNREADABLE] = four, unreadable
+    probs[0] = 1.0 - four - unreadable  # the rest on a 1: the die is surely a die
+    picture = render_tray(SEED + 8, dice=1, cocked=0.0).image
+    reading = DiceReader(_ReadsAlike(reader.model, probs)).read(picture)  # type: ignore[arg-type]
+    assert [die.value for die in reading.dice] == [value]
+    assert reading.status == ("ok" if value else "unreadable-die"), reading.message
 
 
 @pytest.mark.xfail(
@@ -336,6 +366,19 @@ def test_a_missing_photo_folder_is_said_not_read_as_no_photographs(tmp_path: Pat
     with pytest.raises(FileNotFoundError, match="COMPANION_DICE_PHOTOS") as caught:
         photos("held-out", tmp_path / "nowhere")
     assert str(tmp_path / "nowhere") in str(caught.value)
+
+
+def test_the_sweep_tries_the_thresholds_named_and_refuses_a_name_it_does_not_know(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from models.tune_dice import _grid
+    from models.tune_dice import main as tune
+
+    assert _grid(["fair=0.7,0.8", "fair_unread=0"]) == {"fair": (0.7, 0.8), "fair_unread": (0.0,)}
+    assert _grid([]) is None
+    with pytest.raises(SystemExit):
+        tune(["--sweep", "--try", "fiar=0.8"])
+    assert "no threshold 'fiar'" in capsys.readouterr().err
 
 
 def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceReader) -> None:

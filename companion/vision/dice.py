@@ -47,6 +47,11 @@ class Thresholds:
     # training photographs read 2 % more dice, but a side face was read as a value in one of
     # them and twice as many cocked tuning dice were given a value.
     sure: float = 0.9
+    # A value from ``fair`` (below ``sure``) is given too when the reader gives the die almost
+    # no chance of being unreadable (cocked, cut, covered): below ``fair_unread``. Cocked
+    # tuning dice read at 0.8-0.9 all had 0.06 or more; at 0.12 four more were given a value.
+    fair: float = 0.8
+    fair_unread: float = 0.05
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
     # before reading (``apart``, finder scores) and after (``same_die``, the reader's say).
     apart: float = 0.0
@@ -160,7 +165,9 @@ class DiceReader:
             # a face cut by the edge is not read; a die whose face is whole is read even when
             # its body (a side face, at a slant) reaches the edge
             face_cut = _near_edge(c, rules.edge_face, width, height)
-            unsure = confidence < rules.sure
+            unsure = confidence < rules.sure and not (
+                confidence >= rules.fair and float(p[UNREADABLE]) < rules.fair_unread
+            )
             value = None if (leans or unsure or blurred or face_cut) else best + 1
             # a die left unread there is named as at the edge: moving it in is what helps
             on_edge = value is None and _near_edge(c, 1.0, width, height)
