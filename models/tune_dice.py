@@ -10,7 +10,8 @@ die cut by the edge with each combination of SWEEP, the thresholds that decide w
 dice (companion.vision.dice.Thresholds), and prints the figures of models/evaluate_dice.py
 (matched by die) for each, best first: the networks run once per picture and crop, only the
 rules are run again. ``--try NAME=V,V,...`` sweeps only the thresholds named, over the values
-given, the others as shipped.
+given, the others as shipped; it is how ``edge_face``, ``fair`` and ``fair_unread``, not in
+SWEEP, are swept.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
@@ -193,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         help="with --sweep: sweep only this threshold over these values (repeatable)",
     )
     args = parser.parse_args(argv)
+    if args.tries and not args.sweep:
+        parser.error("--try is for --sweep: give both")
     try:
         args.grid = _grid(args.tries)
     except ValueError as error:
@@ -212,6 +215,8 @@ def _grid(tries: list[str]) -> dict[str, tuple[float, ...]] | None:
     grid = {}
     for text in tries:
         name, _, values = text.partition("=")
+        if name in grid:
+            raise ValueError(f"--try {text!r}: {name} is given twice; list its values once, split by commas")
         if name not in known:
             raise ValueError(
                 f"--try {text!r}: no threshold {name!r}; the thresholds are {', '.join(sorted(known))}"

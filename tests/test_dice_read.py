@@ -160,6 +160,15 @@ class _ReadsAlike:
         return np.tile(self.probs, (len(crops), 1)), boxes
 
 
+def test_an_unsure_die_whose_body_reaches_the_edge_is_named_as_at_the_edge(reader: DiceReader) -> None:
+    # dice_41's top die: its face is whole, but read unsure it is still the die to move in
+    probs = [0.6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.4, 0.0]
+    picture = cv2.imread(str(HERE / "dice_41.jpg"))
+    reading = DiceReader(_ReadsAlike(reader.model, probs)).read(picture)  # type: ignore[arg-type]
+    _never_guessed(reading, "die-on-edge")
+    assert "the third die from the left" in reading.message
+
+
 @pytest.mark.parametrize(
     ("four", "unreadable", "value"),
     [(0.95, 0.05, 4), (0.85, 0.03, 4), (0.85, 0.08, None), (0.75, 0.01, None)],
@@ -379,6 +388,12 @@ def test_the_sweep_tries_the_thresholds_named_and_refuses_a_name_it_does_not_kno
     with pytest.raises(SystemExit):
         tune(["--sweep", "--try", "fiar=0.8"])
     assert "no threshold 'fiar'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune(["--sweep", "--try", "fair=0.8", "--try", "fair=0.7"])
+    assert "given twice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune(["--try", "fair=0.8"])
+    assert "--try is for --sweep" in capsys.readouterr().err
 
 
 def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceReader) -> None:
