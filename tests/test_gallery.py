@@ -14,7 +14,7 @@ import pytest
 
 from companion.games.base import Player, Setup
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.tiles import Tile
+from companion.games.starwars.tiles import FACTIONS, Tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.table.art import ASKED_LIMIT, ArtTrust
 from companion.table.links import EngineLink
@@ -34,6 +34,7 @@ from companion.vision.gallery import (
     GalleryMatch,
     read_folder,
     square_of_picture,
+    structure,
 )
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
@@ -352,6 +353,34 @@ def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None
     assert match is not None
     # whichever the likeness prefers, the colours back the red print only
     assert (match.colour_margin > 0) == (match.tile == red_tile)
+
+
+def test_the_grey_fit_speaks_only_against_tiles_of_another_structure() -> None:
+    """Two prints that differ only in a badge of one lightness fit the grey alike: that must not
+    count against the one that lies there, whose rival of another structure fits far worse."""
+    badged = next(t for t in distinct_tiles() if any(f.symbols for f in t.features))
+    other_badge = Tile(
+        tuple(
+            replace(f, symbols=tuple(sorted(set(FACTIONS) - set(f.symbols)))[:1]) if f.symbols else f
+            for f in badged.features
+        )
+    )
+    unlike = next(t for t in distinct_tiles() if structure(t) != structure(badged))
+    assert structure(other_badge) == structure(badged) and other_badge != badged
+    rng = np.random.default_rng(5)
+    ground = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
+    red, blue = ground.copy(), ground.copy()
+    cv2.circle(red, (70, 70), 14, (40, 40, 200), -1)
+    cv2.circle(blue, (70, 70), 14, (200, 80, 40), -1)
+    elsewhere = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
+    gallery = Gallery()
+    for picture, tile in ((red, badged), (blue, other_badge), (elsewhere, unlike)):
+        gallery.add(picture, tile)
+    match = gallery.match(window_of(red, seed=3), allowed=lambda tile: tile in {badged, other_badge, unlike})
+    assert match is not None
+    # the grey of both badged prints fits within the bar of each other: only the unlike tile
+    # is measured against, and it fits far worse
+    assert match.layout_margin > LAYOUT_MARGIN + 0.1
 
 
 def test_the_gallery_knows_when_a_type_the_rules_allow_has_no_picture() -> None:

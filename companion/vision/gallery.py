@@ -45,11 +45,12 @@ MATCH_MARGIN = 0.2
 NEAR_COPY = 0.99
 NEAR_COPY_MARGIN = 0.1
 # A match is also sure when three ways of comparing agree: the likeness puts it AGREED_MARGIN
-# above every other allowed way, the grey picture fits the window LAYOUT_MARGIN better than any
-# other's, and no close rival's colours fit better (colour_fit.py). Chosen on the reads of 12
-# held-out games of the third family of art (models/gallery.md): 334 of 765 sure so, 1 wrong
-# (the first rule: 333, 1 wrong). On the box art, whose likeness scores run lower, the first
-# rule was sure of 129 of 1 077 reads, this one of about 480.
+# above every other allowed way, the grey picture fits the window LAYOUT_MARGIN better than that
+# of any tile of another structure (``structure``), and no close rival's colours fit better
+# (colour_fit.py). Chosen on the reads of 12 held-out games of the third family of art
+# (models/gallery.md): 334 of 765 sure so, 1 wrong (the first rule: 333, 1 wrong). On the box
+# art, whose likeness scores run lower, the first rule was sure of 129 of 1 077 reads, this one
+# of about 480 (docs/vision.md: the grey fit against other structures came later).
 AGREED_SCORE = 0.5
 AGREED_MARGIN = 0.05
 LAYOUT_MARGIN = 0.03
@@ -89,8 +90,8 @@ class GalleryMatch:
     runner_up: float  # the best score of any other way of lying
     # some way of lying the rules allow has no picture in the gallery, so it could not compete
     unseen_rivals: bool = False
-    # how much better the tile's grey picture fits the window than any other tile's (negative
-    # when another fits best); and its colours than any close rival's
+    # how much better the tile's grey picture fits the window than any other tile's of another
+    # structure (negative when another fits best); and its colours than any close rival's
     layout_margin: float = -1.0
     colour_margin: float = -1.0
     # the gallery holds a picture of every type of the box: until it does (before a box is
@@ -118,6 +119,11 @@ class GalleryMatch:
             and self.colour_margin >= 0.0
         )
         return alone or agreed
+
+
+def structure(tile: Tile) -> frozenset[tuple[str, tuple[int, ...]]]:
+    """What a tile shows but its symbols: each feature's kind and the sides it touches."""
+    return frozenset((feature.kind, feature.sides) for feature in tile.features)
 
 
 def edges(image: np.ndarray) -> np.ndarray:
@@ -390,7 +396,11 @@ class Gallery:
         layout: dict[Tile, float] = {}
         for k, (_, fit) in zip(candidates, found, strict=True):
             layout[tiles[k]] = max(layout.get(tiles[k], -1.0), fit)
-        others = [fit for tile, fit in layout.items() if tile != verdict.tile]
+        # grey cannot tell one badge from another of the same lightness: the grey fit speaks
+        # only against tiles of another structure; the same structure with other symbols is
+        # left to the likeness and the colours
+        shape = structure(verdict.tile)
+        others = [fit for tile, fit in layout.items() if structure(tile) != shape]
         layout_margin = layout[verdict.tile] - max(others, default=-1.0)
         seen = colour_aligner(window)
         colour: dict[Tile, float] = {}
