@@ -333,13 +333,19 @@ def test_a_match_is_also_sure_when_the_likeness_the_grey_fit_and_the_colours_agr
     assert replace(agreed, whole_box=False, score=MATCH_SURE, runner_up=MATCH_SURE - MATCH_MARGIN).sure
 
 
-def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None:
-    """Grey, a red badge and a blue one of the same lightness are alike; Lab's a and b are not."""
-    rng = np.random.default_rng(5)
+def two_badges(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two prints on one ground, one with a red badge and one with a blue badge of about the
+    same lightness."""
     ground = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
     red, blue = ground.copy(), ground.copy()
     cv2.circle(red, (70, 70), 14, (40, 40, 200), -1)
     cv2.circle(blue, (70, 70), 14, (200, 80, 40), -1)
+    return red, blue
+
+
+def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None:
+    """Grey, a red badge and a blue one of the same lightness are alike; Lab's a and b are not."""
+    red, blue = two_badges(np.random.default_rng(5))
     red_tile, blue_tile = distinct_tiles()[5], distinct_tiles()[6]
     window = window_of(red, seed=3)
     seen = colour_aligner(window)
@@ -369,10 +375,7 @@ def test_the_grey_fit_speaks_only_against_tiles_of_another_structure() -> None:
     unlike = next(t for t in distinct_tiles() if structure(t) != structure(badged))
     assert structure(other_badge) == structure(badged) and other_badge != badged
     rng = np.random.default_rng(5)
-    ground = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
-    red, blue = ground.copy(), ground.copy()
-    cv2.circle(red, (70, 70), 14, (40, 40, 200), -1)
-    cv2.circle(blue, (70, 70), 14, (200, 80, 40), -1)
+    red, blue = two_badges(rng)
     elsewhere = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
     gallery = Gallery()
     for picture, tile in ((red, badged), (blue, other_badge), (elsewhere, unlike)):
