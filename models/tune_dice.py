@@ -183,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--trays", type=int, default=200, help="tuning trays of each kind")
-    parser.add_argument("--sweep", action="store_true", help="try each combination of SWEEP")
+    parser.add_argument(
+        "--sweep", action="store_true", help="try each combination of SWEEP (or of the --try values)"
+    )
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
     parser.add_argument(
         "--try",
