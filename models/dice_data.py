@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # the shared photographs beside the checkout, or wherever COMPANION_DICE_PHOTOS points
 PHOTOS = Path(os.environ.get("COMPANION_DICE_PHOTOS") or ROOT.parent / "shared" / "data" / "dice-photos")
 HELD_OUT_PERCENT = 22
+# A fold of the training photographs that a reader can be trained without, to choose its
+# rules and recipes on real photographs it has not seen, leaving the held-out split untouched.
+FOLD_PERCENT = 25
 
 # Seeds of rendered trays: training, tuning (thresholds), held-out figures.
 SYNTHETIC_SEEDS = {
@@ -57,11 +60,22 @@ def held_out(name: str) -> bool:
     return int(digest[:8], 16) % 100 < HELD_OUT_PERCENT
 
 
+def in_fold(name: str) -> bool:
+    """Whether a training photograph (by its file name) belongs to the tuning fold: bits of
+    the hash the held-out split does not use, so the fold is a fair sample of the training split."""
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()
+    return int(digest[8:16], 16) % 100 < FOLD_PERCENT
+
+
+SPLITS = ("train", "held-out", "all", "fold", "fit")
+
+
 def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
-    """The labelled photographs of ``split`` ("train", "held-out" or "all"), sorted by name.
-    Labels are YOLO lines (class = value - 1, centre and size as fractions); a photograph
-    without a label file shows no die."""
-    if split not in ("train", "held-out", "all"):
+    """The labelled photographs of ``split``, sorted by name: "train" or "held-out", "all",
+    or the training split cut in two, "fold" (see ``in_fold``) and the rest, "fit". Labels
+    are YOLO lines (class = value - 1, centre and size as fractions); a photograph without a
+    label file shows no die."""
+    if split not in SPLITS:
         raise ValueError(f"no split {split!r}")
     if not folder.is_dir():
         # an empty list would read as a split of no photographs: figures of nothing
@@ -72,6 +86,8 @@ def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
     result = []
     for path in sorted(folder.glob("*.jpg")):
         if split != "all" and held_out(path.name) != (split == "held-out"):
+            continue
+        if split in ("fold", "fit") and in_fold(path.name) != (split == "fold"):
             continue
         image = cv2.imread(str(path))
         if image is None:
@@ -182,10 +198,13 @@ def face_side(
     return longest / 0.9, 2.0 * longest
 
 
-def real_finder_samples() -> list[FinderSample]:
-    """The training split of the real photographs (never the held-out one)."""
+def real_finder_samples(split: str = "train") -> list[FinderSample]:
+    """The real photographs to train on: the training split, or its part outside the fold
+    ("fit"); never the held-out one."""
+    if split not in ("train", "fit"):
+        raise ValueError(f"the photographs trained on are the training split or its fit part, not {split!r}")
     samples = []
-    for photo in photos("train"):
+    for photo in photos(split):
         picture = cv2.imread(str(photo.path))
         image, scale = _shrink(picture)
         dice, tray_dice = [], []

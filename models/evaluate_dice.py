@@ -3,6 +3,10 @@
     python -m models.evaluate_dice --split held-out --trays 200 --bad 30
     python -m models.evaluate_dice --split train --trays 100 --mistakes
     python -m models.evaluate_dice --split train --model build/dice-new.onnx   # another model
+    python -m models.evaluate_dice --split fold --trays 200 --model build/dice-fold.onnx
+
+``--split fold`` reads the tuning fold of the training photographs (models/dice_data.py,
+``in_fold``): real photographs a model trained with ``train_dice --photos fit`` has not seen.
 
 Every figure is given by two matchings of the reader's dice to the labelled ones (each die and
 label matched once):
@@ -311,7 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--split", choices=("held-out", "train", "tune"), default="held-out")
+    parser.add_argument(
+        "--split",
+        choices=("held-out", "train", "fold", "fit", "tune"),
+        default="held-out",
+        help="the real photographs to read (tune: rendered trays only); the rendered trays are "
+        "of the held-out seeds for held-out, else of the tuning seeds",
+    )
     parser.add_argument(
         "--trays", type=int, default=0, help="rendered trays to read as well (seeds of the split)"
     )

@@ -491,6 +491,13 @@ def main(argv: list[str] | None = None) -> int:
         help="start from the finder of this dice.onnx (no torch weights needed in build/): with --part "
         "reader, kept as it is; with --part finder or both, fine-tuned with its batch norms frozen",
     )
+    parser.add_argument(
+        "--photos",
+        choices=("train", "fit"),
+        default="train",
+        help="the real photographs to learn from: the training split, or all of it but the tuning "
+        "fold ('fit'), to judge a recipe on the fold (evaluate_dice --split fold)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default=str(HERE / "dice.onnx"))
@@ -519,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
-        real = real_finder_samples()
+        real = real_finder_samples(args.photos)
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
         print(f"train_dice: {error}", file=sys.stderr)
         return 2

@@ -88,13 +88,18 @@ class CachedModel(DiceModel):
 Labelled = list[tuple[int | None, tuple[float, ...]]]
 
 
-def sweep(trays: int, path: Path = DEFAULT_MODEL, grid: dict[str, tuple[float, ...]] | None = None) -> None:
-    """Each combination of ``grid`` (SWEEP when None) on the training photographs and ``trays``
-    tuning trays."""
+def sweep(
+    trays: int,
+    path: Path = DEFAULT_MODEL,
+    grid: dict[str, tuple[float, ...]] | None = None,
+    split: str = "train",
+) -> None:
+    """Each combination of ``grid`` (SWEEP when None) on the photographs of ``split`` (the
+    training split, or its tuning fold) and ``trays`` tuning trays."""
     grid = SWEEP if grid is None else grid
     model = CachedModel(DiceModel(path))
     pictures: list[tuple[str, np.ndarray, Labelled]] = []
-    for photo in photos("train"):
+    for photo in photos(split):
         picture = cv2.imread(str(photo.path))
         pictures.append(("photo", picture, [(d.value, d.box) for d in photo.dice]))
     first = SYNTHETIC_SEEDS["tune"].start
@@ -138,8 +143,9 @@ def sweep(trays: int, path: Path = DEFAULT_MODEL, grid: dict[str, tuple[float, .
             for t in (photo, tray)
         )
 
+    photographs = "training photographs" if split == "train" else "the training photographs' tuning fold"
     print(
-        "thresholds: training photographs | tuning trays (matched by die: right, extra, wrong;"
+        f"thresholds: {photographs} | tuning trays (matched by die: right, extra, wrong;"
         " pictures read ok with a value no die shows)"
     )
     for thresholds, photo, tray in sorted(rows, key=cost)[:25]:
@@ -188,6 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to tune for")
     parser.add_argument(
+        "--photos",
+        choices=("train", "fold"),
+        default="train",
+        help="with --sweep: the real photographs to sweep on, the training split or its tuning fold "
+        "(for a model trained without it: train_dice --photos fit)",
+    )
+    parser.add_argument(
         "--try",
         dest="tries",
         action="append",
@@ -198,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.tries and not args.sweep:
         parser.error("--try is for --sweep: give both")
+    if args.photos != "train" and not args.sweep:
+        parser.error("--photos is for --sweep: give both")
     try:
         args.grid = _grid(args.tries)
     except ValueError as error:
@@ -232,7 +247,7 @@ def _grid(tries: list[str]) -> dict[str, tuple[float, ...]] | None:
 
 def _tune(args: argparse.Namespace) -> int:
     if args.sweep:
-        sweep(args.trays, args.model, args.grid)
+        sweep(args.trays, args.model, args.grid, args.photos)
         return 0
     reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []
