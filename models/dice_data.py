@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # the shared photographs beside the checkout, or wherever COMPANION_DICE_PHOTOS points
 PHOTOS = Path(os.environ.get("COMPANION_DICE_PHOTOS") or ROOT.parent / "shared" / "data" / "dice-photos")
 HELD_OUT_PERCENT = 22
-# A fold of the training photographs that a reader can be trained without, to choose its
-# rules and recipes on real photographs it has not seen, leaving the held-out split untouched.
-FOLD_PERCENT = 25
+# The training photographs cut into FOLDS folds: a reader trained without one fold is judged
+# on it, so its rules and recipe are chosen on real photographs it has not seen, leaving the
+# held-out split untouched.
+FOLDS = 4
 
 # Seeds of rendered trays: training, tuning (thresholds), held-out figures.
 SYNTHETIC_SEEDS = {
@@ -60,23 +61,25 @@ def held_out(name: str) -> bool:
     return int(digest[:8], 16) % 100 < HELD_OUT_PERCENT
 
 
-def in_fold(name: str) -> bool:
-    """Whether a training photograph (by its file name) belongs to the tuning fold: bits of
-    the hash the held-out split does not use, so the fold is a fair sample of the training split."""
+def fold_of(name: str) -> int:
+    """Which of the FOLDS folds a training photograph (by its file name) belongs to: bits of
+    the hash the held-out split does not use, so each fold is a fair sample of the training split."""
     digest = hashlib.sha256(name.encode("utf-8")).hexdigest()
-    return int(digest[8:16], 16) % 100 < FOLD_PERCENT
+    return int(digest[8:16], 16) % 100 * FOLDS // 100
 
 
 SPLITS = ("train", "held-out", "all", "fold", "fit")
 
 
-def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
+def photos(split: str, folder: Path = PHOTOS, fold: int = 0) -> list[Photo]:
     """The labelled photographs of ``split``, sorted by name: "train" or "held-out", "all",
-    or the training split cut in two, "fold" (see ``in_fold``) and the rest, "fit". Labels
-    are YOLO lines (class = value - 1, centre and size as fractions); a photograph without a
-    label file shows no die."""
+    or the training split cut in two, the photographs of fold ``fold`` ("fold", see
+    ``fold_of``) and the rest ("fit"). Labels are YOLO lines (class = value - 1, centre and
+    size as fractions); a photograph without a label file shows no die."""
     if split not in SPLITS:
         raise ValueError(f"no split {split!r}")
+    if not 0 <= fold < FOLDS:
+        raise ValueError(f"no fold {fold}: the training photographs are cut into folds 0 to {FOLDS - 1}")
     if not folder.is_dir():
         # an empty list would read as a split of no photographs: figures of nothing
         raise FileNotFoundError(
@@ -87,7 +90,7 @@ def photos(split: str, folder: Path = PHOTOS) -> list[Photo]:
     for path in sorted(folder.glob("*.jpg")):
         if split != "all" and held_out(path.name) != (split == "held-out"):
             continue
-        if split in ("fold", "fit") and in_fold(path.name) != (split == "fold"):
+        if split in ("fold", "fit") and (fold_of(path.name) == fold) != (split == "fold"):
             continue
         image = cv2.imread(str(path))
         if image is None:
@@ -198,13 +201,13 @@ def face_side(
     return longest / 0.9, 2.0 * longest
 
 
-def real_finder_samples(split: str = "train") -> list[FinderSample]:
-    """The real photographs to train on: the training split, or its part outside the fold
-    ("fit"); never the held-out one."""
+def real_finder_samples(split: str = "train", fold: int = 0) -> list[FinderSample]:
+    """The real photographs to train on: the training split, or its part outside fold
+    ``fold`` ("fit"); never the held-out one."""
     if split not in ("train", "fit"):
         raise ValueError(f"the photographs trained on are the training split or its fit part, not {split!r}")
     samples = []
-    for photo in photos(split):
+    for photo in photos(split, fold=fold):
         picture = cv2.imread(str(photo.path))
         image, scale = _shrink(picture)
         dice, tray_dice = [], []

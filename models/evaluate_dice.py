@@ -5,8 +5,9 @@
     python -m models.evaluate_dice --split train --model build/dice-new.onnx   # another model
     python -m models.evaluate_dice --split fold --trays 200 --model build/dice-fold.onnx
 
-``--split fold`` reads the tuning fold of the training photographs (models/dice_data.py,
-``in_fold``): real photographs a model trained with ``train_dice --photos fit`` has not seen.
+``--split fold --fold K`` reads fold K of the training photographs (models/dice_data.py,
+``fold_of``): real photographs a model trained with ``train_dice --photos fit --fold K`` has
+not seen.
 
 Every figure is given by two matchings of the reader's dice to the labelled ones (each die and
 label matched once):
@@ -44,7 +45,7 @@ from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
-from models.dice_data import SYNTHETIC_SEEDS, iou, photos
+from models.dice_data import FOLDS, SYNTHETIC_SEEDS, iou, photos
 
 Box = tuple[float, ...]
 Truth = Sequence[tuple[int | None, Box]]
@@ -265,9 +266,9 @@ def extra_kind(box: Box, faces: Sequence[Box], truth: Truth, size: tuple[int, in
     return "stray"
 
 
-def real(reader: DiceReader, split: str) -> Tally:
+def real(reader: DiceReader, split: str, fold: int = 0) -> Tally:
     tally = Tally()
-    for photo in photos(split):
+    for photo in photos(split, fold=fold):
         picture = cv2.imread(str(photo.path))
         truth = [(d.value, d.box) for d in photo.dice]
         tally.add(photo.path.name, reader.read(picture), truth, picture.shape[:2])
@@ -323,23 +324,29 @@ def main(argv: list[str] | None = None) -> int:
         "of the held-out seeds for held-out, else of the tuning seeds",
     )
     parser.add_argument(
+        "--fold", type=int, default=0, choices=range(FOLDS), help="with --split fold or fit: which fold"
+    )
+    parser.add_argument(
         "--trays", type=int, default=0, help="rendered trays to read as well (seeds of the split)"
     )
     parser.add_argument("--bad", type=int, default=0, help="rendered bad trays of each kind to read")
     parser.add_argument("--mistakes", action="store_true", help="list every die not read right")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to read with")
     args = parser.parse_args(argv)
+    if args.fold and args.split not in ("fold", "fit"):
+        parser.error("--fold chooses the fold of --split fold or fit: give both")
     reader = DiceReader(DiceModel(args.model))
     started = time.monotonic()
     lines: list[str] = []
     mistakes: list[str] = []
     if args.split != "tune":
         try:
-            tally = real(reader, args.split)
+            tally = real(reader, args.split, args.fold)
         except FileNotFoundError as error:
             print(f"evaluate_dice: {error}", file=sys.stderr)
             return 2
-        lines += tally.lines(f"real photographs, {args.split} split")
+        name = f"{args.split} {args.fold}" if args.split in ("fold", "fit") else args.split
+        lines += tally.lines(f"real photographs, {name} split")
         mistakes += tally.mistakes
     if args.trays:
         synthetic_split = "held-out" if args.split == "held-out" else "tune"

@@ -47,6 +47,7 @@ from companion.vision.dice_model import (
     peaks,
 )
 from models.dice_data import (
+    FOLDS,
     FinderSample,
     ReadSample,
     harvest,
@@ -495,8 +496,11 @@ def main(argv: list[str] | None = None) -> int:
         "--photos",
         choices=("train", "fit"),
         default="train",
-        help="the real photographs to learn from: the training split, or all of it but the tuning "
-        "fold ('fit'), to judge a recipe on the fold (evaluate_dice --split fold)",
+        help="the real photographs to learn from: the training split, or all of it but one fold "
+        "('fit', with --fold), to judge a recipe on that fold (evaluate_dice --split fold)",
+    )
+    parser.add_argument(
+        "--fold", type=int, default=0, choices=range(FOLDS), help="with --photos fit: the fold left out"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
@@ -523,10 +527,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
     if args.slant and args.part in ("finder", "export"):
         parser.error("--slant changes how the reader is trained: give it with --part reader or both")
+    if args.fold and args.photos != "fit":
+        parser.error("--fold chooses the fold --photos fit leaves out: give both")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
-        real = real_finder_samples(args.photos)
+        real = real_finder_samples(args.photos, args.fold)
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
         print(f"train_dice: {error}", file=sys.stderr)
         return 2

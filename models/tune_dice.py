@@ -43,7 +43,7 @@ from companion.vision.dice_model import (
     cut_out,
     peaks,
 )
-from models.dice_data import SYNTHETIC_SEEDS, iou, photos
+from models.dice_data import FOLDS, SYNTHETIC_SEEDS, iou, photos
 from models.evaluate_dice import Tally
 
 # What --sweep tries.
@@ -93,13 +93,14 @@ def sweep(
     path: Path = DEFAULT_MODEL,
     grid: dict[str, tuple[float, ...]] | None = None,
     split: str = "train",
+    fold: int = 0,
 ) -> None:
     """Each combination of ``grid`` (SWEEP when None) on the photographs of ``split`` (the
-    training split, or its tuning fold) and ``trays`` tuning trays."""
+    training split, or its fold ``fold``) and ``trays`` tuning trays."""
     grid = SWEEP if grid is None else grid
     model = CachedModel(DiceModel(path))
     pictures: list[tuple[str, np.ndarray, Labelled]] = []
-    for photo in photos(split):
+    for photo in photos(split, fold=fold):
         picture = cv2.imread(str(photo.path))
         pictures.append(("photo", picture, [(d.value, d.box) for d in photo.dice]))
     first = SYNTHETIC_SEEDS["tune"].start
@@ -143,7 +144,7 @@ def sweep(
             for t in (photo, tray)
         )
 
-    photographs = "training photographs" if split == "train" else "the training photographs' tuning fold"
+    photographs = "training photographs" if split == "train" else f"fold {fold} of the training photographs"
     print(
         f"thresholds: {photographs} | tuning trays (matched by die: right, extra, wrong;"
         " pictures read ok with a value no die shows)"
@@ -197,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
         "--photos",
         choices=("train", "fold"),
         default="train",
-        help="with --sweep: the real photographs to sweep on, the training split or its tuning fold "
-        "(for a model trained without it: train_dice --photos fit)",
+        help="with --sweep: the real photographs to sweep on, the training split or one fold of it "
+        "(for a model trained without that fold: train_dice --photos fit --fold K)",
+    )
+    parser.add_argument(
+        "--fold", type=int, default=0, choices=range(FOLDS), help="with --photos fold: which fold"
     )
     parser.add_argument(
         "--try",
@@ -213,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--try is for --sweep: give both")
     if args.photos != "train" and not args.sweep:
         parser.error("--photos is for --sweep: give both")
+    if args.fold and args.photos != "fold":
+        parser.error("--fold chooses the fold of --photos fold: give both")
     try:
         args.grid = _grid(args.tries)
     except ValueError as error:
@@ -247,7 +253,7 @@ def _grid(tries: list[str]) -> dict[str, tuple[float, ...]] | None:
 
 def _tune(args: argparse.Namespace) -> int:
     if args.sweep:
-        sweep(args.trays, args.model, args.grid, args.photos)
+        sweep(args.trays, args.model, args.grid, args.photos, args.fold)
         return 0
     reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []

@@ -16,7 +16,7 @@ from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader, _which, colour_name
 from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, DiceModel
 from companion.vision.dice_reading import TRAY_STATUSES, Die, TrayReading
-from models.dice_data import TrayDie, held_out, in_fold, photos, real_finder_samples, spot_label
+from models.dice_data import FOLDS, TrayDie, fold_of, held_out, photos, real_finder_samples, spot_label
 from models.evaluate_dice import Tally, extra_kind, face_box, match_by_die, match_by_iou
 
 # Seeds of rendered trays used here: from the held-out range (models/dice_data.py), never
@@ -58,17 +58,22 @@ def test_the_held_out_split_is_fixed_and_about_a_fifth() -> None:
     assert held_out("dice_1.jpg") == held_out("dice_1.jpg")
 
 
-def test_the_tuning_fold_is_a_fixed_quarter_of_the_training_split_and_never_trained_on() -> None:
+def test_the_training_split_is_cut_into_fixed_folds_of_about_a_quarter_never_trained_on() -> None:
     names = (HERE / "names.txt").read_text().split()
     training = [name for name in names if not held_out(name)]
-    fold = [name for name in training if in_fold(name)]
-    assert 0.18 < len(fold) / len(training) < 0.32
-    # the fold's hash bits are not the held-out split's: it is no narrower a sample of the names
-    assert 0.18 < sum(in_fold(name) for name in names if held_out(name)) / sum(map(held_out, names)) < 0.32
+    for fold in range(FOLDS):
+        assert 0.18 < sum(fold_of(name) == fold for name in training) / len(training) < 0.32
+    # the folds' hash bits are not the held-out split's: a fold is no narrower a sample of the names
+    held = [name for name in names if held_out(name)]
+    assert 0.15 < sum(fold_of(name) == 0 for name in held) / len(held) < 0.35
     train = {p.path.name for p in photos("train", HERE)}
-    fit, folded = {p.path.name for p in photos("fit", HERE)}, {p.path.name for p in photos("fold", HERE)}
-    assert fit | folded == train and not fit & folded
-    assert folded == {name for name in train if in_fold(name)}
+    for fold in range(FOLDS):
+        fit = {p.path.name for p in photos("fit", HERE, fold)}
+        folded = {p.path.name for p in photos("fold", HERE, fold)}
+        assert fit | folded == train and not fit & folded
+        assert folded == {name for name in train if fold_of(name) == fold}
+    with pytest.raises(ValueError, match="folds 0 to 3"):
+        photos("fold", HERE, FOLDS)
     # a reader is trained on the training split or its fit part, never on what it is judged on
     for split in ("fold", "held-out", "all"):
         with pytest.raises(ValueError, match="training split or its fit part"):
