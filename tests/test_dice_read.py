@@ -193,7 +193,8 @@ def test_an_unsure_die_whose_body_reaches_the_edge_is_named_as_at_the_edge(reade
 
 @pytest.mark.parametrize(
     ("four", "unreadable", "value"),
-    [(0.95, 0.05, 4), (0.85, 0.03, 4), (0.85, 0.08, None), (0.75, 0.01, None)],
+    # 0.06: under the bar set on fold 0 (0.07), over the one set on the training photographs (0.05)
+    [(0.95, 0.05, 4), (0.85, 0.03, 4), (0.85, 0.06, 4), (0.85, 0.08, None), (0.75, 0.01, None)],
 )
 def test_a_fairly_sure_value_is_given_only_to_a_die_the_reader_sees_no_lean_in(
     reader: DiceReader, four: float, unreadable: float, value: int | None
@@ -416,6 +417,12 @@ def test_the_sweep_tries_the_thresholds_named_and_refuses_a_name_it_does_not_kno
     with pytest.raises(SystemExit):
         tune(["--try", "fair=0.8"])
     assert "--try is for --sweep" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune(["--photos", "fold"])
+    assert "--photos is for --sweep" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune(["--sweep", "--fold", "2"])
+    assert "--fold chooses the fold of --photos fold" in capsys.readouterr().err
 
 
 def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceReader) -> None:
