@@ -3,7 +3,7 @@
     python -m models.evaluate_dice --split held-out --trays 200 --bad 30
     python -m models.evaluate_dice --split train --trays 100 --mistakes
     python -m models.evaluate_dice --split train --model build/dice-new.onnx   # another model
-    python -m models.evaluate_dice --split fold --trays 200 --model build/dice-fold.onnx
+    python -m models.evaluate_dice --split fold --fold 0 --trays 200 --model build/dice-fold0.onnx
 
 ``--split fold --fold K`` reads fold K of the training photographs (models/dice_data.py,
 ``fold_of``): real photographs a model trained with ``train_dice --photos fit --fold K`` has
@@ -323,9 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the real photographs to read (tune: rendered trays only); the rendered trays are "
         "of the held-out seeds for held-out, else of the tuning seeds",
     )
-    parser.add_argument(
-        "--fold", type=int, default=0, choices=range(FOLDS), help="with --split fold or fit: which fold"
-    )
+    parser.add_argument("--fold", type=int, choices=range(FOLDS), help="with --split fold or fit: which fold")
     parser.add_argument(
         "--trays", type=int, default=0, help="rendered trays to read as well (seeds of the split)"
     )
@@ -333,15 +331,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mistakes", action="store_true", help="list every die not read right")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to read with")
     args = parser.parse_args(argv)
-    if args.fold and args.split not in ("fold", "fit"):
-        parser.error("--fold chooses the fold of --split fold or fit: give both")
+    if (args.fold is None) == (args.split in ("fold", "fit")):
+        parser.error("--split fold or fit and --fold K go together: the fold is to be named")
     reader = DiceReader(DiceModel(args.model))
     started = time.monotonic()
     lines: list[str] = []
     mistakes: list[str] = []
     if args.split != "tune":
         try:
-            tally = real(reader, args.split, args.fold)
+            tally = real(reader, args.split, args.fold or 0)
         except FileNotFoundError as error:
             print(f"evaluate_dice: {error}", file=sys.stderr)
             return 2

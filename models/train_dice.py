@@ -13,6 +13,12 @@ labelled die it missed) is cut out as the reader will see it, labelled by the di
 (or ``none``), and the reader is trained on those crops. Rendered trays are kept in build/ so a
 second run does not render them again. Writes models/dice.onnx, models/dice.labels.json and
 the weights to build/dice-finder.pt and build/dice-reader.pt.
+
+    python -m models.train_dice --part reader --finder-onnx models/dice.onnx --photos fit --fold 0
+
+trains without fold 0 of the training photographs, to judge a recipe or a rule on it
+(models/dice.md, the last section), and writes build/dice-fold0.onnx and the weights to
+build/dice-reader-fold0.pt: a fold's networks never go to models/.
 """
 
 from __future__ import annotations
@@ -499,18 +505,27 @@ def main(argv: list[str] | None = None) -> int:
         help="the real photographs to learn from: the training split, or all of it but one fold "
         "('fit', with --fold), to judge a recipe on that fold (evaluate_dice --split fold)",
     )
-    parser.add_argument(
-        "--fold", type=int, default=0, choices=range(FOLDS), help="with --photos fit: the fold left out"
-    )
+    parser.add_argument("--fold", type=int, choices=range(FOLDS), help="with --photos fit: the fold left out")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", default=str(HERE / "dice.onnx"))
+    parser.add_argument(
+        "--out", help="the ONNX file to write (models/dice.onnx; with --photos fit, build/dice-foldK.onnx)"
+    )
     args = parser.parse_args(argv)
+    if (args.fold is None) != (args.photos != "fit"):
+        parser.error("--photos fit and --fold K go together: the fold left out is to be named")
+    if args.fold is not None and args.part == "export":
+        parser.error("a fold's reader is exported by the run that trains it, never into models/")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     Path("build").mkdir(exist_ok=True)
-    finder_path, reader_path = Path("build") / "dice-finder.pt", Path("build") / "dice-reader.pt"
+    # a fold's networks are kept apart, so that --part export never ships one
+    suffix = "" if args.fold is None else f"-fold{args.fold}"
+    finder_path = Path("build") / f"dice-finder{suffix}.pt"
+    reader_path = Path("build") / f"dice-reader{suffix}.pt"
+    if args.out is None:
+        args.out = str(HERE / "dice.onnx") if args.fold is None else f"build/dice-fold{args.fold}.onnx"
 
     finder = Finder()
     if args.part == "export":  # both networks as they are in build/, into the ONNX file
@@ -527,12 +542,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
     if args.slant and args.part in ("finder", "export"):
         parser.error("--slant changes how the reader is trained: give it with --part reader or both")
-    if args.fold and args.photos != "fit":
-        parser.error("--fold chooses the fold --photos fit leaves out: give both")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
-        real = real_finder_samples(args.photos, args.fold)
+        real = real_finder_samples(args.photos, args.fold or 0)
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
         print(f"train_dice: {error}", file=sys.stderr)
         return 2

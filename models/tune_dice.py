@@ -4,14 +4,17 @@ split of the real photographs and the tuning trays, never the held-out ones.
     python -m models.tune_dice --trays 200
     python -m models.tune_dice --sweep --trays 100
     python -m models.tune_dice --sweep --trays 200 --try fair=0.7,0.8 --try fair_unread=0,0.05
+    python -m models.tune_dice --sweep --photos fold --fold 0 --model build/dice-fold0.onnx \
+        --try fair_unread=0.05,0.07
 
-``--sweep`` reads the training photographs, ``--trays`` tuning trays and a third as many with a
-die cut by the edge with each combination of SWEEP, the thresholds that decide which spots are
-dice (companion.vision.dice.Thresholds), and prints the figures of models/evaluate_dice.py
-(matched by die) for each, best first: the networks run once per picture and crop, only the
-rules are run again. ``--try NAME=V,V,...`` sweeps only the thresholds named, over the values
-given, the others as shipped; it is how ``edge_face``, ``fair`` and ``fair_unread``, not in
-SWEEP, are swept.
+``--sweep`` reads the training photographs (or, with ``--photos fold --fold K``, fold K of them,
+for a model trained without it: ``train_dice --photos fit --fold K``), ``--trays`` tuning trays
+and a third as many with a die cut by the edge with each combination of SWEEP, the thresholds
+that decide which spots are dice (companion.vision.dice.Thresholds), and prints the figures of
+models/evaluate_dice.py (matched by die) for each, best first: the networks run once per
+picture and crop, only the rules are run again. ``--try NAME=V,V,...`` sweeps only the
+thresholds named, over the values given, the others as shipped; it is how ``edge_face``,
+``fair`` and ``fair_unread``, not in SWEEP, are swept.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,
@@ -201,9 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         help="with --sweep: the real photographs to sweep on, the training split or one fold of it "
         "(for a model trained without that fold: train_dice --photos fit --fold K)",
     )
-    parser.add_argument(
-        "--fold", type=int, default=0, choices=range(FOLDS), help="with --photos fold: which fold"
-    )
+    parser.add_argument("--fold", type=int, choices=range(FOLDS), help="with --photos fold: which fold")
     parser.add_argument(
         "--try",
         dest="tries",
@@ -217,8 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--try is for --sweep: give both")
     if args.photos != "train" and not args.sweep:
         parser.error("--photos is for --sweep: give both")
-    if args.fold and args.photos != "fold":
-        parser.error("--fold chooses the fold of --photos fold: give both")
+    if (args.fold is None) == (args.photos == "fold"):
+        parser.error("--photos fold and --fold K go together: the fold is to be named")
     try:
         args.grid = _grid(args.tries)
     except ValueError as error:
@@ -253,7 +254,7 @@ def _grid(tries: list[str]) -> dict[str, tuple[float, ...]] | None:
 
 def _tune(args: argparse.Namespace) -> int:
     if args.sweep:
-        sweep(args.trays, args.model, args.grid, args.photos, args.fold)
+        sweep(args.trays, args.model, args.grid, args.photos, args.fold or 0)
         return 0
     reader = DiceReader(DiceModel(args.model))
     sure_right, sure_wrong, sharp_dice, hand_none = [], [], [], []

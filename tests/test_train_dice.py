@@ -132,3 +132,19 @@ def test_a_slanted_batch_squashes_some_faces_and_keeps_the_pip_box_around_the_pi
             assert np.abs(block - box).max() <= 3, (block, box)
         small[slant] = sum(len(xs) < 0.75 * nominal for xs, _, _ in blocks)
     assert small[0.6] >= small[0.0] + 8  # squashed faces cover less of the crop
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--photos", "fit"], "--photos fit and --fold K go together"),
+        (["--fold", "0"], "--photos fit and --fold K go together"),
+        (["--part", "export", "--photos", "fit", "--fold", "1"], "never into models/"),
+    ],
+)
+def test_a_fold_is_left_out_only_when_named_and_never_exported_into_models(
+    argv: list[str], why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        train_dice.main(argv)
+    assert why in capsys.readouterr().err

@@ -51,9 +51,10 @@ class Thresholds:
     sure: float = 0.9
     # A value from ``fair`` (below ``sure``) is given too when the reader gives the die almost
     # no chance of being unreadable (cocked, cut, covered): below ``fair_unread``. Set on real
-    # photographs the reader had not seen (a reader trained without the training split's fold):
-    # 0.06-0.08 read 2 more of the fold's 179 dice than 0.05; 0.07 is the highest that gave the
-    # tuning trays no more wrong values, where 0.12 gave four more (models/dice.md).
+    # photographs the reader had not seen (a reader trained without fold 0 of the training
+    # split): 0.06-0.08 read 2 more of the fold's 179 dice than 0.05, and 0.07 is the highest
+    # that gave the tuning trays nothing more wrong (at 0.08, one more tray `ok` with a value no
+    # die shows; with the shipped reader, 0.12 gave four more wrong values: models/dice.md).
     fair: float = 0.8
     fair_unread: float = 0.07
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
