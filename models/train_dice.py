@@ -355,13 +355,36 @@ def slant_matrix(side: int, squash: float, direction: float) -> np.ndarray:
     return matrix
 
 
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A blur along a straight line ``length`` pixels long at ``angle`` (radians), as a camera
+    or a die moving during the exposure smears it; sums to 1."""
+    side = 2 * math.ceil(length / 2) + 1
+    kernel = np.zeros((side, side), np.float32)
+    centre = side // 2
+    dx, dy = math.cos(angle) * length / 2, math.sin(angle) * length / 2
+    cv2.line(
+        kernel,
+        (round(centre - dx), round(centre - dy)),
+        (round(centre + dx), round(centre + dy)),
+        1.0,
+        1,
+        cv2.LINE_AA,
+    )
+    return kernel / kernel.sum()
+
+
 def reader_batch(
-    samples: list[ReadSample], rng: np.random.Generator, crop_px: int = CROP_PX, slant: float = 0.0
+    samples: list[ReadSample],
+    rng: np.random.Generator,
+    crop_px: int = CROP_PX,
+    slant: float = 0.0,
+    motion: float = 0.0,
 ) -> tuple[torch.Tensor, ...]:
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
     scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it. With ``slant``,
     half the patches are also squashed by up to that share along a random direction, as a face
-    looks from a camera that is not straight above it."""
+    looks from a camera that is not straight above it; with ``motion``, a third are smeared along
+    a random direction by up to that share of the crop, as by a camera that moved."""
     n = len(samples)
     images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)
@@ -383,6 +406,10 @@ def reader_batch(
         image = cv2.warpAffine(sample.patch, matrix, (crop_px, crop_px), borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.2:
             image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.2))
+        # drawn only with motion, so that without it the random numbers are the ones drawn before
+        if motion > 0 and rng.random() < 1 / 3:
+            length = rng.uniform(1.5, max(1.5, motion * crop_px))
+            image = cv2.filter2D(image, -1, motion_kernel(length, rng.uniform(0, math.pi)))
         images[k] = recolour(image, rng)
         labels[k] = sample.label
         if sample.box is not None:
@@ -478,6 +505,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="squash half the reader's crops by up to this share along a random direction (0 to 0.6)",
     )
+    parser.add_argument(
+        "--motion",
+        type=float,
+        default=0.0,
+        help="smear a third of the reader's crops by up to this share of the crop (0 to 0.3)",
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -542,6 +575,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
     if args.slant and args.part in ("finder", "export"):
         parser.error("--slant changes how the reader is trained: give it with --part reader or both")
+    if not 0.0 <= args.motion <= 0.3:
+        parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
+    if args.motion and args.part in ("finder", "export"):
+        parser.error("--motion changes how the reader is trained: give it with --part reader or both")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:
@@ -600,7 +637,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)
-        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px, args.slant)
+        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px, args.slant, args.motion)
         return reader_loss(reader, batch, weights)
 
     train(reader, args.reader_steps, 3e-3, reader_step, "reader")

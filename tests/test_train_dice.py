@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from models.train_dice import (  # noqa: E402
     Finder,
     finder_from_onnx,
     folded_norms,
+    motion_kernel,
     reader_batch,
     slant_matrix,
     train,
@@ -134,9 +136,43 @@ def test_a_slanted_batch_squashes_some_faces_and_keeps_the_pip_box_around_the_pi
     assert small[0.6] >= small[0.0] + 8  # squashed faces cover less of the crop
 
 
+@pytest.mark.parametrize("angle", [0.0, np.pi / 3, np.pi / 2])
+def test_a_motion_blur_smears_a_point_along_its_direction_only(angle: float) -> None:
+    kernel = motion_kernel(8.0, angle)
+    assert kernel.sum() == pytest.approx(1.0)
+    point = np.zeros((41, 41), np.float32)
+    point[20, 20] = 1.0
+    smear = cv2.filter2D(point, -1, kernel)
+    ys, xs = np.nonzero(smear > 0.02)
+    along = (xs - 20) * np.cos(angle) + (ys - 20) * np.sin(angle)
+    across = -(xs - 20) * np.sin(angle) + (ys - 20) * np.cos(angle)
+    assert along.max() - along.min() >= 6  # about the 8 pixels asked for
+    assert np.abs(across).max() <= 1.5
+
+
+def test_a_motion_blurred_batch_softens_some_crops(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(train_dice, "recolour", lambda image, rng: image.astype(np.float32))
+    patch = int(48 * PATCH_PER_CROP)
+    image = np.full((patch, patch, 3), 200, np.uint8)
+    image[::6, :] = 30  # fine stripes: what a smear across them washes out
+    samples = [ReadSample(image, 3, None)] * 60
+    detail = {}
+    for motion in (0.0, 0.3):
+        images = reader_batch(samples, np.random.default_rng(2), 48, motion=motion)[0].numpy()
+        grey = images.mean(axis=3)
+        # fine detail whichever way the stripes were turned: steps between neighbours, both ways
+        down, across = np.abs(np.diff(grey, axis=1)), np.abs(np.diff(grey, axis=2))
+        steps = down.mean(axis=(1, 2)) + across.mean(axis=(1, 2))
+        detail[motion] = sorted(steps.tolist())
+    # the least detailed tenth of the crops lose much of their fine detail with a smear
+    assert np.mean(detail[0.3][:6]) < 0.8 * np.mean(detail[0.0][:6])
+
+
 @pytest.mark.parametrize(
     ("argv", "why"),
     [
+        (["--motion", "0.5"], "--motion is a share of the crop between 0 and 0.3"),
+        (["--part", "finder", "--motion", "0.1"], "--motion changes how the reader is trained"),
         (["--photos", "fit"], "--photos fit and --fold K go together"),
         (["--fold", "0"], "--photos fit and --fold K go together"),
         (["--part", "export", "--photos", "fit", "--fold", "1"], "never into models/"),
