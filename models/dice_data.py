@@ -68,7 +68,9 @@ def fold_of(name: str) -> int:
     return int(digest[8:16], 16) % 100 * FOLDS // 100
 
 
-SPLITS = ("train", "held-out", "all", "fold", "fit")
+# the splits of one fold of the training photographs: the fold, and the rest of them
+FOLD_SPLITS = ("fold", "fit")
+SPLITS = ("train", "held-out", "all", *FOLD_SPLITS)
 
 
 def photos(split: str, folder: Path = PHOTOS, fold: int = 0) -> list[Photo]:
@@ -90,7 +92,7 @@ def photos(split: str, folder: Path = PHOTOS, fold: int = 0) -> list[Photo]:
     for path in sorted(folder.glob("*.jpg")):
         if split != "all" and held_out(path.name) != (split == "held-out"):
             continue
-        if split in ("fold", "fit") and (fold_of(path.name) == fold) != (split == "fold"):
+        if split in FOLD_SPLITS and (fold_of(path.name) == fold) != (split == "fold"):
             continue
         image = cv2.imread(str(path))
         if image is None:

@@ -45,7 +45,7 @@ from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
-from models.dice_data import FOLDS, SYNTHETIC_SEEDS, iou, photos
+from models.dice_data import FOLD_SPLITS, FOLDS, SYNTHETIC_SEEDS, iou, photos
 
 Box = tuple[float, ...]
 Truth = Sequence[tuple[int | None, Box]]
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--split",
-        choices=("held-out", "train", "fold", "fit", "tune"),
+        choices=("held-out", "train", *FOLD_SPLITS, "tune"),
         default="held-out",
         help="the real photographs to read (tune: rendered trays only); the rendered trays are "
         "of the held-out seeds for held-out, else of the tuning seeds",
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mistakes", action="store_true", help="list every die not read right")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to read with")
     args = parser.parse_args(argv)
-    if (args.fold is None) == (args.split in ("fold", "fit")):
+    if (args.fold is None) == (args.split in FOLD_SPLITS):
         parser.error("--split fold or fit and --fold K go together: the fold is to be named")
     reader = DiceReader(DiceModel(args.model))
     started = time.monotonic()
@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         except FileNotFoundError as error:
             print(f"evaluate_dice: {error}", file=sys.stderr)
             return 2
-        name = f"{args.split} {args.fold}" if args.split in ("fold", "fit") else args.split
+        name = f"{args.split} {args.fold}" if args.split in FOLD_SPLITS else args.split
         lines += tally.lines(f"real photographs, {name} split")
         mistakes += tally.mistakes
     if args.trays:
