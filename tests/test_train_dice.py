@@ -13,19 +13,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from models import train_dice  # noqa: E402
+from models import dice_batches, train_dice  # noqa: E402
+from models.dice_batches import motion_kernel, reader_batch, slant_matrix  # noqa: E402
 from models.dice_data import PATCH_PER_CROP, ReadSample  # noqa: E402
-from models.train_dice import (  # noqa: E402
-    HERE,
-    Finder,
-    finder_from_onnx,
-    folded_norms,
-    motion_kernel,
-    reader_batch,
-    slant_matrix,
-    train,
-    trained_crop_px,
-)
+from models.dice_nets import Finder, finder_from_onnx, folded_norms, trained_crop_px  # noqa: E402
+from models.train_dice import HERE, train  # noqa: E402
 
 
 def _norm_statistics(net: torch.nn.Module) -> list[np.ndarray]:
@@ -122,7 +114,7 @@ def _pip_blocks(slant: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]
 def test_a_slanted_batch_squashes_some_faces_and_keeps_the_pip_box_around_the_pips(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(train_dice, "recolour", lambda image, rng: image.astype(np.float32))
+    monkeypatch.setattr(dice_batches, "recolour", lambda image, rng: image.astype(np.float32))
     nominal = 20 * 12  # the block's area (a crop is cut from the patch at its scale)
     small: dict[float, int] = {}
     for slant in (0.0, 0.6):
@@ -151,7 +143,7 @@ def test_a_motion_blur_smears_a_point_along_its_direction_only(angle: float) -> 
 
 
 def test_a_motion_blurred_batch_softens_some_crops(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(train_dice, "recolour", lambda image, rng: image.astype(np.float32))
+    monkeypatch.setattr(dice_batches, "recolour", lambda image, rng: image.astype(np.float32))
     patch = int(48 * PATCH_PER_CROP)
     image = np.full((patch, patch, 3), 200, np.uint8)
     image[::6, :] = 30  # fine stripes: what a smear across them washes out
