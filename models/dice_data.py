@@ -121,7 +121,7 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-# --- training samples (numpy and OpenCV only; train_dice.py adds torch) ---------------------
+# --- training samples (numpy and OpenCV only; dice_batches.py adds torch) ------------------
 
 HEAVY_BLUR = 2.5  # a rendered die blurred more than this (sigma, px) is labelled unreadable
 BARE_KEPT = 3  # patches of bare tray (or of whatever lies there) kept per picture as "none"

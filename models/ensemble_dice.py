@@ -12,6 +12,7 @@ one model, so companion/vision/dice_model.py reads it unchanged; its labels file
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from collections.abc import Iterable
@@ -19,11 +20,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper
 
 READER_OUTPUTS = ("read_probs", "read_boxes")
 FINDER_OUTPUT = "maps"
 SHARED_INPUT = "crops"
+MEMBER = "member"  # the joined graph's names of each member's reader values begin so
 
 
 class NotJoinable(ValueError):
@@ -52,73 +55,109 @@ def _needed(graph: onnx.GraphProto, outputs: Iterable[str]) -> tuple[list[onnx.N
     return nodes, names
 
 
-def _finder_weights(model: onnx.ModelProto) -> list[bytes]:
-    _, names = _needed(model.graph, [FINDER_OUTPUT])
-    found = [numpy_helper.to_array(i) for i in model.graph.initializer if i.name in names]
-    return sorted(np.ascontiguousarray(a).tobytes() for a in found)
+def _signature(model: onnx.ModelProto, output: str) -> list[tuple[object, ...]]:
+    """What computes ``output``, names aside: each node's type, domain and attributes (the
+    values of Constant nodes among them), and each of its inputs as the index of the node that
+    makes it, a graph input's name, or an initializer's type, shape and bytes."""
+    nodes, _ = _needed(model.graph, [output])
+    made_by = {name: index for index, node in enumerate(nodes) for name in node.output}
+    weights = {i.name: i for i in model.graph.initializer}
+    graph_inputs = {i.name for i in model.graph.input}
+
+    def source(name: str) -> object:
+        if name in made_by:
+            return ("node", made_by[name])
+        if name in weights:
+            array = numpy_helper.to_array(weights[name])
+            return ("weight", str(array.dtype), array.shape, np.ascontiguousarray(array).tobytes())
+        return ("input", name) if name in graph_inputs else ("none", name)
+
+    return [
+        (
+            node.op_type,
+            node.domain,
+            sorted(a.SerializeToString() for a in node.attribute),
+            [source(name) for name in node.input],
+        )
+        for node in nodes
+    ]
+
+
+def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) -> None:
+    graph = model.graph
+    outputs = {o.name for o in graph.output}
+    if not {FINDER_OUTPUT, *READER_OUTPUTS} <= outputs:
+        raise NotJoinable(
+            f"model {index} lacks the dice outputs {FINDER_OUTPUT}, {', '.join(READER_OUTPUTS)}"
+        )
+    subgraphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    if model.functions or any(a.type in subgraphs for n in graph.node for a in n.attribute):
+        raise NotJoinable(f"model {index} has subgraphs or functions, which this tool does not join")
+    names = [name for node in graph.node for name in node.output] + [i.name for i in graph.initializer]
+    if any(name.startswith(MEMBER) for name in names):
+        raise NotJoinable(f"model {index} is itself a joined model: join the readers it was made of instead")
+    _, needed = _needed(graph, READER_OUTPUTS)
+    read = ", ".join(sorted({i.name for i in graph.input} & needed)) or "no input"
+    if read != SHARED_INPUT:
+        raise NotJoinable(f"model {index}'s reader reads {read}, not only {SHARED_INPUT}")
+    if index == 1:
+        return
+    if [i.SerializeToString() for i in graph.input] != [i.SerializeToString() for i in first.graph.input]:
+        raise NotJoinable(f"model {index}'s inputs (tray and crop sizes) are not the first model's")
+    if [o.SerializeToString() for o in graph.output] != [o.SerializeToString() for o in first.graph.output]:
+        raise NotJoinable(f"model {index}'s outputs are not the first model's")
+    if [o.SerializeToString() for o in model.opset_import] != [
+        o.SerializeToString() for o in first.opset_import
+    ]:
+        raise NotJoinable(f"model {index} was exported for another ONNX opset than the first")
+    if _signature(model, FINDER_OUTPUT) != _signature(first, FINDER_OUTPUT):
+        raise NotJoinable(
+            f"model {index} has another finder than the first: join only readers trained with "
+            "train_dice --part reader --finder-onnx of the first file"
+        )
+
+
+def _prefixed(name: str, prefix: str) -> str:
+    return name if name in ("", SHARED_INPUT) else prefix + name
 
 
 def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
     """One model: the first's finder, and as reader the mean of all the models' readers."""
     if len(models) < 2:
         raise NotJoinable("give two dice models or more to join")
-    for model in models:
-        outputs = {o.name for o in model.graph.output}
-        if not {FINDER_OUTPUT, *READER_OUTPUTS} <= outputs:
-            raise NotJoinable(
-                f"a model without the dice outputs {FINDER_OUTPUT}, {', '.join(READER_OUTPUTS)}"
-            )
-        if any(a.type == onnx.AttributeProto.GRAPH for n in model.graph.node for a in n.attribute):
-            raise NotJoinable("a model with subgraphs (If, Loop) cannot be joined by this tool")
-    finder = _finder_weights(models[0])
-    for index, model in enumerate(models[1:], start=2):
-        if _finder_weights(model) != finder:
-            raise NotJoinable(
-                f"model {index} has another finder than the first: join only readers trained with "
-                "train_dice --part reader --finder-onnx of the first file"
-            )
+    for index, model in enumerate(models, start=1):
+        _check_member(model, models[0], index)
     joined = onnx.ModelProto()
     joined.CopyFrom(models[0])
     graph = joined.graph
     # the first model's reader outputs become inner values of the joined graph
-    first = {name: f"member0/{name}" for name in READER_OUTPUTS}
+    first = {name: f"{MEMBER}0/{name}" for name in READER_OUTPUTS}
     for node in graph.node:
         node.output[:] = [first.get(name, name) for name in node.output]
         node.input[:] = [first.get(name, name) for name in node.input]
     for index, model in enumerate(models[1:], start=1):
+        prefix = f"{MEMBER}{index}/"
         nodes, names = _needed(model.graph, READER_OUTPUTS)
-        inputs = {i.name for i in model.graph.input}
-        if inputs & names != {SHARED_INPUT}:
-            raise NotJoinable(f"model {index + 1}'s reader reads {sorted(inputs & names)}, not only crops")
-
-        def renamed(name: str, prefix: str = f"member{index}/") -> str:
-            return name if name in ("", SHARED_INPUT) else prefix + name
-
         for node in nodes:
             copy = onnx.NodeProto()
             copy.CopyFrom(node)
-            copy.name = renamed(node.name)
-            copy.input[:] = [renamed(name) for name in node.input]
-            copy.output[:] = [renamed(name) for name in node.output]
+            copy.name = _prefixed(node.name, prefix)
+            copy.input[:] = [_prefixed(name, prefix) for name in node.input]
+            copy.output[:] = [_prefixed(name, prefix) for name in node.output]
             graph.node.append(copy)
         for initializer in model.graph.initializer:
             if initializer.name in names:
                 copy = onnx.TensorProto()
                 copy.CopyFrom(initializer)
-                copy.name = renamed(initializer.name)
+                copy.name = _prefixed(initializer.name, prefix)
                 graph.initializer.append(copy)
-    share = numpy_helper.from_array(np.array(1.0 / len(models), np.float32), "members/share")
+    share = numpy_helper.from_array(np.array(1.0 / len(models), np.float32), f"{MEMBER}s/share")
     graph.initializer.append(share)
     for output in READER_OUTPUTS:
-        members = [f"member{index}/{output}" for index in range(len(models))]
-        graph.node.append(
-            helper.make_node("Sum", members, [f"members/{output}"], name=f"members/{output}/sum")
-        )
-        graph.node.append(
-            helper.make_node(
-                "Mul", [f"members/{output}", share.name], [output], name=f"members/{output}/mean"
-            )
-        )
+        total = f"{MEMBER}s/{output}"
+        members = [f"{MEMBER}{index}/{output}" for index in range(len(models))]
+        graph.node.append(helper.make_node("Sum", members, [total], name=f"{total}/sum"))
+        graph.node.append(helper.make_node("Mul", [total, share.name], [output], name=f"{total}/mean"))
     onnx.checker.check_model(joined)
     return joined
 
@@ -136,25 +175,40 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     if out.resolve() in {p.resolve() for p in paths}:
         parser.error(f"--out {out} is one of the models joined: write the joined file elsewhere")
+    if not out.parent.is_dir():
+        parser.error(f"--out {out}: the folder {out.parent} does not exist")
+    labels = []
     for path in paths:
-        if not path.is_file():
-            print(f"ensemble_dice: {path} does not exist", file=sys.stderr)
+        label = path.with_suffix(".labels.json")
+        if not path.is_file() or not label.is_file():
+            print(f"ensemble_dice: {path} and {label} must both exist", file=sys.stderr)
             return 2
-    labels = [p.with_suffix(".labels.json") for p in paths]
-    texts = {label.read_text(encoding="utf-8") if label.is_file() else None for label in labels}
-    if len(texts) != 1 or None in texts:
-        print(
-            "ensemble_dice: the models' labels files are missing or differ (crop size, classes)",
-            file=sys.stderr,
-        )
-        return 2
+        try:
+            labels.append(json.loads(label.read_text(encoding="utf-8")))
+        except (ValueError, OSError) as error:
+            print(f"ensemble_dice: {label} is not a dice model's labels: {error}", file=sys.stderr)
+            return 2
+    for path, label in zip(paths[1:], labels[1:], strict=True):
+        if label != labels[0]:
+            print(
+                f"ensemble_dice: {path}'s labels (classes, crop size) differ from {paths[0]}'s",
+                file=sys.stderr,
+            )
+            return 2
+    models = []
+    for path in paths:
+        try:
+            models.append(onnx.load(str(path)))
+        except (DecodeError, OSError) as error:
+            print(f"ensemble_dice: {path} is not an ONNX file: {error}", file=sys.stderr)
+            return 2
     try:
-        joined = join([onnx.load(str(p)) for p in paths])
+        joined = join(models)
     except (NotJoinable, onnx.checker.ValidationError) as error:
         print(f"ensemble_dice: {error}", file=sys.stderr)
         return 2
     onnx.save(joined, str(out))
-    shutil.copyfile(labels[0], out.with_suffix(".labels.json"))
+    shutil.copyfile(paths[0].with_suffix(".labels.json"), out.with_suffix(".labels.json"))
     print(f"ensemble_dice: {len(paths)} readers joined into {out}", file=sys.stderr)
     return 0
 

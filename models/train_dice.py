@@ -17,8 +17,10 @@ the weights to build/dice-finder.pt and build/dice-reader.pt.
     python -m models.train_dice --part reader --finder-onnx models/dice.onnx --photos fit --fold 0
 
 trains without fold 0 of the training photographs, to judge a recipe or a rule on it
-(models/dice.md, the last section), and writes build/dice-fold0.onnx and the weights to
-build/dice-reader-fold0.pt: a fold's networks never go to models/.
+(models/dice.md, "Rules set on real photographs the reader had not seen"), and writes
+build/dice-fold0.onnx and the weights to build/dice-reader-fold0.pt: a fold's networks never go
+to models/. (Two trainings of one fold at once both write that .pt; each exports its own ONNX
+file from memory, so give each its own --out.)
 """
 
 from __future__ import annotations
