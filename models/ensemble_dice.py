@@ -103,14 +103,13 @@ def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) ->
         raise NotJoinable(f"model {index}'s reader reads {read}, not only {SHARED_INPUT}")
     if index == 1:
         return
-    if [i.SerializeToString() for i in graph.input] != [i.SerializeToString() for i in first.graph.input]:
-        raise NotJoinable(f"model {index}'s inputs (tray and crop sizes) are not the first model's")
-    if [o.SerializeToString() for o in graph.output] != [o.SerializeToString() for o in first.graph.output]:
-        raise NotJoinable(f"model {index}'s outputs are not the first model's")
-    if [o.SerializeToString() for o in model.opset_import] != [
-        o.SerializeToString() for o in first.opset_import
-    ]:
-        raise NotJoinable(f"model {index} was exported for another ONNX opset than the first")
+    for mine, firsts, what in (
+        (graph.input, first.graph.input, "inputs (tray and crop sizes)"),
+        (graph.output, first.graph.output, "outputs"),
+        (model.opset_import, first.opset_import, "ONNX opsets"),
+    ):
+        if [m.SerializeToString() for m in mine] != [f.SerializeToString() for f in firsts]:
+            raise NotJoinable(f"model {index}'s {what} are not the first model's")
     if _signature(model, FINDER_OUTPUT) != _signature(first, FINDER_OUTPUT):
         raise NotJoinable(
             f"model {index} has another finder than the first: join only readers trained with "

@@ -120,7 +120,7 @@ def test_members_with_another_finder_are_refused(gain_as_constant: bool) -> None
     ("second", "reason"),
     [
         (_tiny_dice_model(2.0, 1, crop=6), "model 2's inputs"),
-        (_tiny_dice_model(2.0, 1, opset=13), "another ONNX opset"),
+        (_tiny_dice_model(2.0, 1, opset=13), "model 2's ONNX opsets"),
         (_tiny_dice_model(2.0, 1, reader_reads_tray=True), "model 2's reader reads crops, tray"),
     ],
 )
