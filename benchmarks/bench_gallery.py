@@ -24,6 +24,7 @@ import numpy as np
 from companion.games.starwars.catalog import load_catalog
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.vision.gallery import Gallery
+from companion.vision.gallery_cache import SUFFIX as CACHE_SUFFIX
 from companion.vision.mat import CROP_PX, TILE_PX
 
 TARGET_MS = 40.0
@@ -71,7 +72,16 @@ def main() -> int:
         started = time.perf_counter()
         loaded = Gallery(Path(folder))
         took = time.perf_counter() - started
-    print(f"  reading a gallery folder of {len(loaded)} pictures: {took:.2f} s")
+        # the first start after an update of the model works every picture's vectors out again
+        for kept_vectors in Path(folder).glob(f"*{CACHE_SUFFIX}"):
+            kept_vectors.unlink()
+        started = time.perf_counter()
+        Gallery(Path(folder))
+        first = time.perf_counter() - started
+    print(
+        f"  reading a gallery folder of {len(loaded)} pictures: {took:.2f} s "
+        f"({first:.2f} s with no vectors kept)"
+    )
     return 0 if median <= TARGET_MS else 1
 
 

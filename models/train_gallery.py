@@ -24,7 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 try:
@@ -38,6 +37,7 @@ from torch.nn import functional as F
 
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
+from companion.vision.gallery_views import camera_look, mottle
 from companion.vision.mat import TILE_PX
 from models.cell_data import TEST_ONLY
 from models.evaluate_gallery import candidates, positive_table, turned_pictures
@@ -95,36 +95,6 @@ def restyle(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
             x = 255 - np.clip(x, 0, 255)
         out.append(np.clip(x, 0, 255))
     return out
-
-
-def camera_look(squares: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Light, contrast, blur and noise per square, as cameras and lamps vary."""
-    n = len(squares)
-    out = squares.copy()
-    for k in range(n):
-        if rng.random() < 0.3:
-            out[k] = cv2.GaussianBlur(out[k], (0, 0), rng.uniform(0.4, 1.2))
-    gain = rng.uniform(0.75, 1.25, (n, 1, 1, 1)) * rng.uniform(0.92, 1.08, (n, 1, 1, 3))
-    mean = out.mean(axis=(1, 2, 3), keepdims=True)
-    out = (out - mean) * rng.uniform(0.8, 1.2, (n, 1, 1, 1)) + mean
-    out = out * gain + rng.normal(0, 6, (n, 1, 1, 1))
-    out += rng.normal(0, 1, out.shape).astype(np.float32) * rng.uniform(0, 5, (n, 1, 1, 1))
-    return np.clip(out, 0, 255).astype(np.float32)
-
-
-def mottle(squares: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
-    """A soft blotch of colour over ``share`` of the squares, each its own: copies of one tile
-    are printed on their own patch of sky, and a lamp lights each a little unevenly."""
-    out = squares.astype(np.float32, copy=True)
-    side = squares.shape[1]
-    for k in np.nonzero(rng.random(len(squares)) < share)[0]:
-        cells = int(rng.integers(3, 9))
-        field = cv2.resize(
-            rng.random((cells, cells)).astype(np.float32), (side, side), interpolation=cv2.INTER_CUBIC
-        )
-        colour = rng.normal(0, 1, 3).astype(np.float32) * rng.uniform(8, 35)
-        out[k] += (field - field.mean())[..., None] * colour
-    return np.clip(out, 0, 255)
 
 
 class StyleData:

@@ -51,8 +51,10 @@ def test_enrolling_a_folder_keeps_every_good_picture_and_names_the_bad(
     assert names == [
         "enrolled-planet.json",
         "enrolled-planet.png",
+        "enrolled-planet.vectors.npz",
         "enrolled-start.json",
         "enrolled-start.png",
+        "enrolled-start.vectors.npz",
     ]
 
 

@@ -124,7 +124,12 @@ def test_a_window_of_the_wrong_size_is_refused(side: int) -> None:
 def test_a_gallery_keeps_its_pictures_in_its_folder(tmp_path: Path) -> None:
     tile = distinct_tiles()[3]
     Gallery(tmp_path).add(box_picture(tile), tile.rotated(1), name="my tile")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-tile.json", "my-tile.png"]
+    # the picture, its label, and its vectors kept so a start need not work them out again
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "my-tile.json",
+        "my-tile.png",
+        "my-tile.vectors.npz",
+    ]
     again = Gallery(tmp_path)
     assert len(again) == 1
     match = again.match(window_of(box_picture(tile), 1))
@@ -248,11 +253,13 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
     later = sorted(link.game.legal_placements(kind), key=lambda p: p[1] == turns)  # turned, if it may be
     cell2, turns2, lying2 = later[0]
     window2 = window_of(box_picture(kind), turns2, off=(-2, 1), seed=3)
+    # the gallery holds two answers, so other types the rules allow have no picture: a near copy
+    match = tracker.learning.read(link.game, cell2, window2)
+    assert match is not None and match.unseen_rivals and match.copy_score >= NEAR_COPY
     added = tracker.observe(Observation([reading_of(cell2, window2, misread)]))
     assert [(e["player"], e["at"], e["tile"]) for e in added] == [("Ben", list(cell2), lying2.to_json())]
     assert added[0]["meta"]["read_by"] == "gallery"
-    # the gallery holds two answers, so other types the rules allow have no picture: a near copy
-    assert added[0]["meta"]["match_score"] >= NEAR_COPY
+    assert added[0]["meta"]["match_score"] == round(match.score, 4)
     # without that answer, the same sight is asked about (it was the correction that taught it):
     # a tracker whose gallery holds every picture but that one
     fresh = Tracker(EngineLink(setup), LABELS)
@@ -308,9 +315,19 @@ def test_a_match_with_rivals_the_gallery_has_no_picture_of_must_be_a_near_copy()
     plain = GalleryMatch(tile, MATCH_SURE + 0.01, MATCH_SURE + 0.01 - MATCH_MARGIN - 0.01)
     assert plain.sure
     assert not replace(plain, unseen_rivals=True).sure  # another type, never shown, might be it
-    near = GalleryMatch(tile, NEAR_COPY, NEAR_COPY - NEAR_COPY_MARGIN - 0.01, unseen_rivals=True)
+    # a near copy is judged by the pictures themselves, not the likeness fitted to the box
+    near = GalleryMatch(
+        tile,
+        0.5,
+        0.45,
+        unseen_rivals=True,
+        copy_score=NEAR_COPY,
+        copy_runner_up=NEAR_COPY - NEAR_COPY_MARGIN - 0.01,
+    )
     assert near.sure
-    assert not replace(near, runner_up=NEAR_COPY - NEAR_COPY_MARGIN + 0.02).sure
+    assert not replace(near, copy_runner_up=NEAR_COPY - NEAR_COPY_MARGIN + 0.02).sure
+    assert not replace(near, copy_score=NEAR_COPY - 0.01).sure
+    assert not replace(near, copy_score=0.5, score=NEAR_COPY, runner_up=0.0).sure
 
 
 def test_a_match_is_also_sure_when_the_likeness_the_grey_fit_and_the_colours_agree() -> None:

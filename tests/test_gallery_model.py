@@ -13,6 +13,7 @@ from companion.errors import UserError
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import parse_tile
 from companion.vision.gallery import LOAD_BATCH, Gallery
+from companion.vision.gallery_views import mottle
 from companion.vision.labels import TileLabels
 from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import TILE_PX
@@ -99,7 +100,7 @@ def test_one_enrolment_picture_per_catalog_type() -> None:
 
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from models.train_gallery import main, mottle, restyle
+    from models.train_gallery import main, restyle
 
     rng = np.random.default_rng(5)
     square = rng.uniform(0, 255, (1, 8, 8, 3)).astype(np.float32)

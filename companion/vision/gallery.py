@@ -27,6 +27,9 @@ import numpy as np
 from companion.games.base import FormatError
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.colour_fit import colour_aligner, colour_fit
+from companion.vision.gallery_cache import SUFFIX as CACHE_SUFFIX
+from companion.vision.gallery_cache import cache_path, load_vectors, picture_key, save_vectors
+from companion.vision.gallery_views import VIEWS, unit, views
 from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import CROP_PX, TILE_PX
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
@@ -86,7 +89,7 @@ class BadPicture(ValueError):
 @dataclass(frozen=True)
 class GalleryMatch:
     tile: Tile  # the best-matching tile, as it lies in the window
-    score: float  # the likeness of the window and the picture, -1 to 1
+    score: float  # the likeness of the window and the picture (its camera-like views), -1 to 1
     runner_up: float  # the best score of any other way of lying
     # some way of lying the rules allow has no picture in the gallery, so it could not compete
     unseen_rivals: bool = False
@@ -102,13 +105,17 @@ class GalleryMatch:
     # the ways of lying the rules allow, likeliest first (at most CHOICES): what to offer a
     # person when the match is not sure
     choices: tuple[Tile, ...] = ()
+    # the likeness of the window and the tile's nearest picture itself, not its views, and of
+    # the nearest picture of any other way: a near copy is judged by these
+    copy_score: float = -1.0
+    copy_runner_up: float = -1.0
 
     @property
     def sure(self) -> bool:
-        margin = self.score - self.runner_up
-        near_copy = self.score >= NEAR_COPY and margin >= NEAR_COPY_MARGIN
+        near_copy = self.copy_score >= NEAR_COPY and self.copy_score - self.copy_runner_up >= NEAR_COPY_MARGIN
         if near_copy:
             return True
+        margin = self.score - self.runner_up
         if self.unseen_rivals:
             return False
         alone = self.score >= MATCH_SURE and margin >= MATCH_MARGIN
@@ -233,7 +240,10 @@ class Gallery:
         picture there that cannot be used is left out and listed in ``skipped``."""
         self.folder = folder
         self._likeness = likeness  # loaded on first use: an empty gallery needs no model
-        self._templates: list[np.ndarray] = []  # each picture's vector, one per way it may lie
+        # each picture's vector, one per way it may lie: the mean of camera-like views of it
+        # (gallery_views.py), and of the picture itself (``_copies``: what a near copy matches)
+        self._templates: list[np.ndarray] = []
+        self._copies: list[np.ndarray] = []
         self._aligners: list[np.ndarray] = []  # each picture as it lies, to find it in a window
         self._colours: list[np.ndarray] = []  # and its colours, to tell badges apart
         self._tiles: list[Tile] = []  # as each template lies
@@ -273,6 +283,8 @@ class Gallery:
         with self._lock:
             stem = cleaned_name(name) if name else self.free_name()
             self.remove(stem)
+            if self.folder is not None:  # made first, so the picture's vectors are kept there too
+                self.folder.mkdir(parents=True, exist_ok=True)
             self._remember(picture, tile, stem)
             if self.folder is not None:
                 self._save(picture, tile, stem)
@@ -301,12 +313,13 @@ class Gallery:
         keep = [k for k, kept in enumerate(self._names) if kept != name]
         if len(keep) != len(self._names):
             self._templates = [self._templates[k] for k in keep]
+            self._copies = [self._copies[k] for k in keep]
             self._aligners = [self._aligners[k] for k in keep]
             self._colours = [self._colours[k] for k in keep]
             self._tiles = [self._tiles[k] for k in keep]
             self._names = [self._names[k] for k in keep]
         if self.folder is not None:
-            for suffix in (*PICTURE_SUFFIXES, ".json"):
+            for suffix in (*PICTURE_SUFFIXES, ".json", CACHE_SUFFIX):
                 (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
 
     def free_name(self, prefix: str = "seen") -> str:
@@ -332,14 +345,40 @@ class Gallery:
         ]
         if not turned:
             return
-        vectors = self.likeness.vectors(np.stack(turned))
+        templates, copies = self._vectors(pictures, turned)
         for k, (_, tile, name) in enumerate(pictures):
             for quarter_turns in range(4):
-                self._templates.append(vectors[4 * k + quarter_turns])
+                self._templates.append(templates[k][quarter_turns])
+                self._copies.append(copies[k][quarter_turns])
                 self._aligners.append(aligner(turned[4 * k + quarter_turns]))
                 self._colours.append(colour_aligner(turned[4 * k + quarter_turns]))
                 self._tiles.append(tile.rotated(quarter_turns))
                 self._names.append(name)
+
+    def _vectors(
+        self, pictures: list[tuple[np.ndarray, Tile, str]], turned: list[np.ndarray]
+    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Each picture's (4, D) vectors of its views and of itself, one row a way it may lie:
+        kept beside it in the folder (gallery_cache.py) or worked out, and then kept."""
+        templates: list[np.ndarray | None] = [None] * len(pictures)
+        copies: list[np.ndarray | None] = [None] * len(pictures)
+        keys = [picture_key(picture, self.likeness.fingerprint) for picture, _, _ in pictures]
+        if self.folder is not None:
+            for k, (_, _, name) in enumerate(pictures):
+                kept = load_vectors(cache_path(self.folder, name), keys[k])
+                if kept is not None:
+                    templates[k], copies[k] = kept
+        todo = [k for k in range(len(pictures)) if templates[k] is None]
+        if todo:
+            squares = [turned[4 * k + quarter_turns] for k in todo for quarter_turns in range(4)]
+            own = self.likeness.vectors(np.stack(squares)).reshape(len(todo), 4, -1)
+            seen = self.likeness.vectors(np.concatenate([views(square) for square in squares]))
+            mean = unit(seen.reshape(len(todo), 4, VIEWS, -1).mean(axis=2))
+            for row, k in enumerate(todo):
+                templates[k], copies[k] = mean[row], own[row]
+                if self.folder is not None and self.folder.is_dir():
+                    save_vectors(cache_path(self.folder, pictures[k][2]), keys[k], mean[row], own[row])
+        return [t for t in templates if t is not None], [c for c in copies if c is not None]
 
     def match(
         self,
@@ -358,8 +397,8 @@ class Gallery:
         different picture to the likeness."""
         check_window(window)
         with self._lock:  # one snapshot: pictures added meanwhile neither compete nor count
-            tiles, templates_kept, aligners = list(self._tiles), list(self._templates), list(self._aligners)
-            colours = list(self._colours)
+            tiles, aligners, colours = list(self._tiles), list(self._aligners), list(self._colours)
+            templates, copies = self._kept()
         candidates = self._candidates(tiles, allowed)
         if not candidates:
             return None
@@ -376,12 +415,11 @@ class Gallery:
         vectors = self.likeness.vectors(
             np.stack([window[y : y + TILE_PX, x : x + TILE_PX] for x, y in places])
         )
-        at = {place: vectors[k] for k, place in enumerate(places)}
-        fits = [
-            float(templates_kept[k] @ at[place if place in at else nearest(place, places)])
-            for k, (place, _) in zip(candidates, found, strict=True)
-        ]
-        verdict = self._verdict(tiles, candidates, fits, rivals)
+        row = {place: k for k, place in enumerate(places)}
+        at = [row[place] if place in row else row[nearest(place, places)] for place, _ in found]
+        fits = np.einsum("kd,kd->k", templates[candidates], vectors[at]).tolist()
+        copy_fits = np.einsum("kd,kd->k", copies[candidates], vectors[at]).tolist()
+        verdict = self._verdict(tiles, candidates, fits, copy_fits, rivals)
         return self._second_opinions(verdict, window, tiles, candidates, fits, found, colours)
 
     @staticmethod
@@ -420,13 +458,23 @@ class Gallery:
     ) -> GalleryMatch | None:
         """The reading of a tile's square already cut from a window (``tile_of_window``)."""
         with self._lock:
-            tiles, templates_kept = list(self._tiles), list(self._templates)
+            tiles = list(self._tiles)
+            templates, copies = self._kept()
         candidates = self._candidates(tiles, allowed)
         if not candidates:
             return None
         seen = self.likeness.vectors(square[None])[0]
-        fits = (np.stack([templates_kept[k] for k in candidates]) @ seen).tolist()
-        return self._verdict(tiles, candidates, fits, rivals)
+        fits = (templates[candidates] @ seen).tolist()
+        copy_fits = (copies[candidates] @ seen).tolist()
+        return self._verdict(tiles, candidates, fits, copy_fits, rivals)
+
+    def _kept(self) -> tuple[np.ndarray, np.ndarray]:
+        """(templates, D) arrays of the pictures' views' vectors and their own (under the lock)."""
+        dimensions = len(self._templates[0]) if self._templates else 1
+        return (
+            np.array(self._templates, np.float32).reshape(-1, dimensions),
+            np.array(self._copies, np.float32).reshape(-1, dimensions),
+        )
 
     @staticmethod
     def _candidates(tiles: list[Tile], allowed: Callable[[Tile], bool] | None) -> list[int]:
@@ -438,18 +486,38 @@ class Gallery:
 
     @staticmethod
     def _verdict(
-        tiles: list[Tile], candidates: list[int], fits: list[float], rivals: Iterable[Tile]
+        tiles: list[Tile],
+        candidates: list[int],
+        fits: list[float],
+        copy_fits: list[float],
+        rivals: Iterable[Tile],
     ) -> GalleryMatch:
-        best: dict[Tile, float] = {}
-        for k, score in zip(candidates, fits, strict=True):
-            tile = tiles[k]
-            if score > best.get(tile, -1.0):
-                best[tile] = score
+        best = best_by_tile(tiles, candidates, fits)
         ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
         runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
         unseen = bool(set(rivals) - set(tiles) - {ranked[0][0]})
         choices = tuple(tile for tile, _ in ranked[:CHOICES])
-        return GalleryMatch(ranked[0][0], ranked[0][1], runner_up, unseen, choices=choices)
+        copy = best_by_tile(tiles, candidates, copy_fits)
+        copy_score = copy.pop(ranked[0][0])
+        return GalleryMatch(
+            ranked[0][0],
+            ranked[0][1],
+            runner_up,
+            unseen,
+            choices=choices,
+            copy_score=copy_score,
+            copy_runner_up=max(copy.values(), default=-1.0),
+        )
+
+
+def best_by_tile(tiles: list[Tile], candidates: list[int], fits: list[float]) -> dict[Tile, float]:
+    """Each way of lying's best score among its pictures."""
+    best: dict[Tile, float] = {}
+    for k, score in zip(candidates, fits, strict=True):
+        tile = tiles[k]
+        if score > best.get(tile, -1.0):
+            best[tile] = score
+    return best
 
 
 def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[str]]:

@@ -10,6 +10,7 @@ is their likeness, -1 to 1.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ class Likeness:
         if not path.is_file():
             raise ModelMissing(f"the gallery's model is missing: {path} must exist (is the checkout whole?)")
         self._session = open_session(path)
+        # what a vector kept on disk was worked out by (gallery_cache.py)
+        self.fingerprint = hashlib.sha256(path.read_bytes()).hexdigest()
         problem = size_problem(self._session, path)
         if problem is not None:
             raise ModelMissing(problem)
