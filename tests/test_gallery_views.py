@@ -92,3 +92,37 @@ def test_forgetting_a_picture_removes_its_kept_vectors(tmp_path: Path) -> None:
     assert (tmp_path / f"s{SUFFIX}").is_file()
     gallery.remove("s")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_mixed_folder_another_model_and_a_cache_that_cannot_be_written(tmp_path: Path) -> None:
+    tiles = distinct_tiles()[:3]
+    first = Gallery(tmp_path)
+    for number, tile in enumerate(tiles):
+        first.add(box_picture(tile), tile, name=f"t{number}")
+    # one picture's vectors lost: only that one is worked out again, and each picture keeps its own
+    (tmp_path / f"t1{SUFFIX}").unlink()
+    counting = CountingLikeness()
+    again = Gallery(tmp_path, likeness=counting)
+    assert counting.squares == 4 * (1 + VIEWS)
+    for quarter_turns, tile in enumerate(tiles):
+        window = window_of(box_picture(tile), quarter_turns)
+        a, b = first.match(window), again.match(window)
+        assert a is not None and b is not None and b.tile == a.tile == tile.rotated(quarter_turns)
+        assert b.score == pytest.approx(a.score, abs=1e-5)
+    # another model: every picture worked out again
+    other = CountingLikeness()
+    other.fingerprint = "another model"
+    Gallery(tmp_path, likeness=other)
+    assert other.squares == 3 * 4 * (1 + VIEWS)
+    # a folder where the vectors cannot be kept still reads its pictures, only slower
+    for kept in tmp_path.glob(f"*{SUFFIX}"):
+        kept.unlink()
+        kept.mkdir()
+    assert len(Gallery(tmp_path)) == 3
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_a_new_picture_name_is_not_taken_by_another_pictures_kept_vectors(tmp_path: Path) -> None:
+    gallery = Gallery(tmp_path)
+    names = [gallery.add(box_picture(START), START) for _ in range(3)]
+    assert names == ["seen-0001", "seen-0002", "seen-0003"]

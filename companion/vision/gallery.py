@@ -4,11 +4,12 @@ The cell model knows only the art it was trained on. The gallery holds pictures 
 print of each tile, with the tile as it lies in the picture: enrolled from a folder, or kept
 from the camera when a person enters a tile on the phone. A camera window is read by cutting
 out the tile's square and comparing it, by the learnt likeness of companion/vision/likeness.py,
-with every picture turned the four ways. It knows no rules: the tracker decides what a match
-is worth.
+with every picture turned the four ways (each kept as the mean of camera-like views of it:
+gallery_views.py). It knows no rules: the tracker decides what a match is worth.
 
 On disk a gallery is a folder of ``NAME.png`` beside ``NAME.json`` (``{"tile": inline tile}``),
-the same form ``companion enroll`` reads.
+the same form ``companion enroll`` reads, and ``NAME.vectors.npz``, the picture's vectors kept
+so that a start need not work them out again (gallery_cache.py).
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ from companion.games.base import FormatError
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.gallery_cache import SUFFIX as CACHE_SUFFIX
-from companion.vision.gallery_cache import cache_path, load_vectors, picture_key, save_vectors
-from companion.vision.gallery_views import VIEWS, unit, views
+from companion.vision.gallery_cache import cache_path, load_vectors, picture_key, save_vectors, way_vectors
 from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import CROP_PX, TILE_PX
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
@@ -59,8 +59,9 @@ AGREED_MARGIN = 0.05
 LAYOUT_MARGIN = 0.03
 CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
 # A match that is not sure still offers the likeliest ways of lying to the person asked, so the
-# phone can take the answer in one tap: of 607 box-art tiles asked about in 20 enrolled games,
-# the right one was first for 79 %, among the first three for 98 % (docs/vision.md, "Prompts").
+# phone can take the answer in one tap: of 582 box-art tiles asked about in 20 enrolled games,
+# the right one was first for 81 %, among the first three for 98 % (docs/vision.md, "Prompts";
+# session 29's figures).
 CHOICES = 3
 # A picture none of whose colour channels spreads this much shows no tile (a covered lens, a
 # blank scan). Of 10 500 tiles drawn in 300 styles of the third family of art the flattest, an
@@ -234,6 +235,19 @@ def square_of_picture(picture: np.ndarray) -> np.ndarray:
     return cv2.resize(picture, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """One picture's four ways of lying (upright, then each quarter turn clockwise), ready to keep."""
+
+    name: str
+    tile: Tile  # upright, as the picture shows it
+    key: str  # what its vectors were worked out from (gallery_cache.py)
+    templates: np.ndarray  # (4, D): the mean of its camera-like views' vectors
+    copies: np.ndarray  # (4, D): its own vector
+    aligners: list[np.ndarray]
+    colours: list[np.ndarray]
+
+
 class Gallery:
     def __init__(self, folder: Path | None = None, likeness: Likeness | None = None) -> None:
         """An empty gallery, or the one kept in ``folder`` (new pictures are saved there). A
@@ -244,6 +258,7 @@ class Gallery:
         # (gallery_views.py), and of the picture itself (``_copies``: what a near copy matches)
         self._templates: list[np.ndarray] = []
         self._copies: list[np.ndarray] = []
+        self._stacked: tuple[np.ndarray, np.ndarray] | None = None  # both as arrays, until one changes
         self._aligners: list[np.ndarray] = []  # each picture as it lies, to find it in a window
         self._colours: list[np.ndarray] = []  # and its colours, to tell badges apart
         self._tiles: list[Tile] = []  # as each template lies
@@ -255,7 +270,7 @@ class Gallery:
             pictures, self.skipped = read_folder(folder)
             # in batches: a gallery grows by a picture a tile entered, season after season
             for start in range(0, len(pictures), LOAD_BATCH):
-                self._remember_all(pictures[start : start + LOAD_BATCH])
+                self._keep(self._prepare(pictures[start : start + LOAD_BATCH], from_folder=True))
 
     @property
     def likeness(self) -> Likeness:
@@ -280,14 +295,15 @@ class Gallery:
             raise ValueError(
                 f"a picture of a tile is at least {TILE_PX // 2} px square, not {picture.shape[:2]}"
             )
+        # the model's runs outside the lock: the table's loop matches meanwhile
+        (ready,) = self._prepare([(picture, tile, "")])
         with self._lock:
             stem = cleaned_name(name) if name else self.free_name()
             self.remove(stem)
-            if self.folder is not None:  # made first, so the picture's vectors are kept there too
-                self.folder.mkdir(parents=True, exist_ok=True)
-            self._remember(picture, tile, stem)
+            self._keep([dataclasses.replace(ready, name=stem)])
             if self.folder is not None:
                 self._save(picture, tile, stem)
+                save_vectors(cache_path(self.folder, stem), ready.key, ready.templates, ready.copies)
         return stem
 
     def _save(self, picture: np.ndarray, tile: Tile, stem: str) -> None:
@@ -314,6 +330,7 @@ class Gallery:
         if len(keep) != len(self._names):
             self._templates = [self._templates[k] for k in keep]
             self._copies = [self._copies[k] for k in keep]
+            self._stacked = None
             self._aligners = [self._aligners[k] for k in keep]
             self._colours = [self._colours[k] for k in keep]
             self._tiles = [self._tiles[k] for k in keep]
@@ -327,58 +344,63 @@ class Gallery:
         with self._lock:
             taken = set(self._names)
         if self.folder is not None and self.folder.is_dir():
-            taken |= {path.stem for path in self.folder.iterdir()}
+            # a picture's files share its name (NAME.png, NAME.json, NAME.vectors.npz)
+            taken |= {path.name.split(".")[0] for path in self.folder.iterdir()}
         number = len(taken) + 1  # past the pictures kept: a name taken back is not reused soon
         while f"{prefix}-{number:04d}" in taken:
             number += 1
         return f"{prefix}-{number:04d}"
 
-    def _remember(self, picture: np.ndarray, tile: Tile, name: str) -> None:
-        self._remember_all([(picture, tile, name)])
-
-    def _remember_all(self, pictures: list[tuple[np.ndarray, Tile, str]]) -> None:
+    def _prepare(
+        self, pictures: list[tuple[np.ndarray, Tile, str]], from_folder: bool = False
+    ) -> list[Prepared]:
+        """Each picture's four ways of lying, ready to keep. ``from_folder``: the pictures were
+        read from the gallery's folder, where their vectors may be kept (and are then kept)."""
         # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) does
         turned = [
-            np.rot90(square_of_picture(picture), k=-quarter_turns)
+            [np.rot90(square_of_picture(picture), k=-quarter_turns) for quarter_turns in range(4)]
             for picture, _, _ in pictures
-            for quarter_turns in range(4)
         ]
-        if not turned:
-            return
-        templates, copies = self._vectors(pictures, turned)
-        for k, (_, tile, name) in enumerate(pictures):
-            for quarter_turns in range(4):
-                self._templates.append(templates[k][quarter_turns])
-                self._copies.append(copies[k][quarter_turns])
-                self._aligners.append(aligner(turned[4 * k + quarter_turns]))
-                self._colours.append(colour_aligner(turned[4 * k + quarter_turns]))
-                self._tiles.append(tile.rotated(quarter_turns))
-                self._names.append(name)
-
-    def _vectors(
-        self, pictures: list[tuple[np.ndarray, Tile, str]], turned: list[np.ndarray]
-    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Each picture's (4, D) vectors of its views and of itself, one row a way it may lie:
-        kept beside it in the folder (gallery_cache.py) or worked out, and then kept."""
-        templates: list[np.ndarray | None] = [None] * len(pictures)
-        copies: list[np.ndarray | None] = [None] * len(pictures)
         keys = [picture_key(picture, self.likeness.fingerprint) for picture, _, _ in pictures]
-        if self.folder is not None:
-            for k, (_, _, name) in enumerate(pictures):
-                kept = load_vectors(cache_path(self.folder, name), keys[k])
-                if kept is not None:
-                    templates[k], copies[k] = kept
-        todo = [k for k in range(len(pictures)) if templates[k] is None]
+        kept: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pictures)
+        if from_folder and self.folder is not None:
+            names = [name for _, _, name in pictures]
+            kept = [load_vectors(cache_path(self.folder, n), k) for n, k in zip(names, keys, strict=True)]
+        todo = [k for k, vectors in enumerate(kept) if vectors is None]
         if todo:
-            squares = [turned[4 * k + quarter_turns] for k in todo for quarter_turns in range(4)]
-            own = self.likeness.vectors(np.stack(squares)).reshape(len(todo), 4, -1)
-            seen = self.likeness.vectors(np.concatenate([views(square) for square in squares]))
-            mean = unit(seen.reshape(len(todo), 4, VIEWS, -1).mean(axis=2))
+            means, own = way_vectors(self.likeness, [square for k in todo for square in turned[k]])
             for row, k in enumerate(todo):
-                templates[k], copies[k] = mean[row], own[row]
-                if self.folder is not None and self.folder.is_dir():
-                    save_vectors(cache_path(self.folder, pictures[k][2]), keys[k], mean[row], own[row])
-        return [t for t in templates if t is not None], [c for c in copies if c is not None]
+                mean, itself = means[4 * row : 4 * row + 4], own[4 * row : 4 * row + 4]
+                kept[k] = mean, itself
+                if from_folder and self.folder is not None:
+                    save_vectors(cache_path(self.folder, pictures[k][2]), keys[k], mean, itself)
+        ready = []
+        for (_, tile, name), squares, key, vectors in zip(pictures, turned, keys, kept, strict=True):
+            assert vectors is not None
+            ready.append(
+                Prepared(
+                    name,
+                    tile,
+                    key,
+                    vectors[0],
+                    vectors[1],
+                    [aligner(square) for square in squares],
+                    [colour_aligner(square) for square in squares],
+                )
+            )
+        return ready
+
+    def _keep(self, ready: list[Prepared]) -> None:
+        with self._lock:
+            for picture in ready:
+                for quarter_turns in range(4):
+                    self._templates.append(picture.templates[quarter_turns])
+                    self._copies.append(picture.copies[quarter_turns])
+                    self._aligners.append(picture.aligners[quarter_turns])
+                    self._colours.append(picture.colours[quarter_turns])
+                    self._tiles.append(picture.tile.rotated(quarter_turns))
+                    self._names.append(picture.name)
+            self._stacked = None
 
     def match(
         self,
@@ -469,12 +491,14 @@ class Gallery:
         return self._verdict(tiles, candidates, fits, copy_fits, rivals)
 
     def _kept(self) -> tuple[np.ndarray, np.ndarray]:
-        """(templates, D) arrays of the pictures' views' vectors and their own (under the lock)."""
-        dimensions = len(self._templates[0]) if self._templates else 1
-        return (
-            np.array(self._templates, np.float32).reshape(-1, dimensions),
-            np.array(self._copies, np.float32).reshape(-1, dimensions),
-        )
+        """(ways, D) arrays of the pictures' views' vectors and their own (under the lock)."""
+        if self._stacked is None:
+            dimensions = len(self._templates[0]) if self._templates else 1
+            self._stacked = (
+                np.array(self._templates, np.float32).reshape(-1, dimensions),
+                np.array(self._copies, np.float32).reshape(-1, dimensions),
+            )
+        return self._stacked
 
     @staticmethod
     def _candidates(tiles: list[Tile], allowed: Callable[[Tile], bool] | None) -> list[int]:
@@ -515,7 +539,7 @@ def best_by_tile(tiles: list[Tile], candidates: list[int], fits: list[float]) ->
     best: dict[Tile, float] = {}
     for k, score in zip(candidates, fits, strict=True):
         tile = tiles[k]
-        if score > best.get(tile, -1.0):
+        if score > best.get(tile, -np.inf):
             best[tile] = score
     return best
 

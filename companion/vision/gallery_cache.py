@@ -1,25 +1,33 @@
-"""The vectors of a gallery folder's pictures, kept beside them so start-up need not work them out.
+"""The vectors of a gallery's pictures: worked out from camera-like views, and kept beside each
+picture in the folder so that a start need not work them out again.
 
-Each picture is kept as the mean of the likeness's vectors for several camera-like views of it
-(gallery_views.py), nine runs of the model a way of lying where one picture took one: a folder
-of 300 pictures took 14.7 s to read on one core where it took 1.6 s (benchmarks/README.md). So
-``NAME.vectors.npz`` beside ``NAME.png`` keeps them, with what they were worked out from: a
-hash of the picture, of the model, and the recipe of the views. Any of those changed, the file
-is worked out again; a file that cannot be read or written is only a slower start.
+Each picture, each way it may lie, is kept as the mean of the likeness's vectors for several
+camera-like views of it (gallery_views.py) and as its own vector: nine runs of the model a way
+of lying where one picture took one. A folder of 300 pictures took 14.96 s to read on one core
+where it took 1.55 s (benchmarks/README.md), so ``NAME.vectors.npz`` beside ``NAME.png`` keeps
+them, with what they were worked out from: a hash of the picture, of the model, and of the
+views' code (any change there, even a comment, only costs one slower start). A file that does
+not fit is worked out again; one that cannot be read or written is only a slower start.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from companion.vision.gallery_views import SCALE, SHIFT_PX, TURN_DEGREES, VIEWS
+from companion.vision import gallery_views
+from companion.vision.gallery_views import VIEWS, unit, views
+from companion.vision.likeness import Likeness
+from companion.vision.mat import TILE_PX
 
 SUFFIX = ".vectors.npz"
-RECIPE = f"views {VIEWS}, shift {SHIFT_PX}, turn {TURN_DEGREES}, scale {SCALE}"
+RECIPE = hashlib.sha256(Path(gallery_views.__file__).read_bytes()).hexdigest() + f" {TILE_PX} px"
 
 
 def cache_path(folder: Path, name: str) -> Path:
@@ -27,10 +35,17 @@ def cache_path(folder: Path, name: str) -> Path:
 
 
 def picture_key(picture: np.ndarray, model: str) -> str:
-    """What a picture's vectors were worked out from: its pixels, the model, the views' recipe."""
+    """What a picture's vectors were worked out from: its pixels, the model, the views' code."""
     digest = hashlib.sha256(np.ascontiguousarray(picture).tobytes())
     digest.update(repr((picture.shape, str(picture.dtype), model, RECIPE)).encode())
     return digest.hexdigest()
+
+
+def way_vectors(likeness: Likeness, squares: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For each tile square, (N, D) each: the mean of its views' vectors, and its own vector."""
+    own = likeness.vectors(np.stack(squares))
+    seen = likeness.vectors(np.concatenate([views(square) for square in squares]))
+    return unit(seen.reshape(len(squares), VIEWS, -1).mean(axis=1)), own
 
 
 def load_vectors(path: Path, key: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -48,9 +63,15 @@ def load_vectors(path: Path, key: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def save_vectors(path: Path, key: str, templates: np.ndarray, copies: np.ndarray) -> None:
-    """Keep a picture's vectors beside it; a folder that cannot be written only costs time."""
+    """Keep a picture's vectors beside it, whole or not at all (written aside, then moved in);
+    a folder that cannot be written only costs time at the next start."""
+    spare = None
     try:
-        with path.open("wb") as out:
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as out:
+            spare = Path(out.name)
             np.savez(out, key=np.array(key), templates=templates, copies=copies)
+        os.replace(spare, path)
     except OSError:
-        path.unlink(missing_ok=True)
+        if spare is not None:
+            with contextlib.suppress(OSError):
+                spare.unlink()

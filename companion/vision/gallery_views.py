@@ -5,10 +5,10 @@ turned and scaled a little, blurred, lit and blotched as a lamp and a table make
 keeps each picture as the mean of the likeness's vectors for a few such views of it, not the
 vector of the clean picture alone, which brings it nearer what the camera will show. On the box
 art no model was trained on, 20 enrolled games recorded 904 tiles right of 1 519 against 879,
-with the same 2 wrong; on the art it was trained near, the same (models/gallery.md, "Pictures
-kept as camera-like views"). The views' randomness is seeded by the picture itself, so a
-gallery read again is the same. The training's camera look (models/train_gallery.py) is the
-same code.
+with the same 2 wrong; on the art it was trained near, 572 right and 5 wrong against 575 and 5
+(models/gallery.md, "Pictures kept as camera-like views"). The views' randomness is seeded
+by the picture itself, so a gallery read again is the same. The training's camera look
+(models/train_gallery.py) is the same code.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import zlib
 import cv2
 import numpy as np
 
-VIEWS = 8  # camera-like views of each picture as it lies (16 read no better: models/gallery.md)
+# camera-like views of each picture as it lies; 16, with the whitening not kept, read within 0.2
+# points of 8 on an unseen family's windows (models/gallery.md)
+VIEWS = 8
 SHIFT_PX = 1.5  # a view's tile lies this far off, at most, each way
 TURN_DEGREES = 3.0
 SCALE = 0.05
