@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 try:
@@ -95,6 +96,37 @@ def restyle(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
             x = 255 - np.clip(x, 0, 255)
         out.append(np.clip(x, 0, 255))
     return out
+
+
+def redraw(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """One change of how a box is drawn, the same over every array of a style (before the camera
+    look): strokes thinner or bolder, another tone curve per channel, a crisper print, or fewer
+    inks. Boxes differ in how they draw as much as in their colours; two families of art show
+    the network only two ways of drawing."""
+    pick = int(rng.integers(4))
+    if pick == 0:  # strokes: a light feature on a dark ground grows or thins by a pixel
+        kernel = np.ones((2, 2), np.uint8)
+        morph = cv2.erode if rng.random() < 0.5 else cv2.dilate
+        return [np.stack([morph(np.asarray(a, np.float32), kernel) for a in array]) for array in arrays]
+    if pick == 1:  # a tone curve per channel, through random levels (sometimes not rising)
+        knots = np.sort(rng.uniform(0, 255, (3, 3)), axis=1)
+        if rng.random() < 0.2:
+            knots = rng.uniform(0, 255, (3, 3))
+        lut = [np.interp(np.arange(256), [0, 85, 170, 255], [0, *k]) for k in knots]
+        out = []
+        for array in arrays:
+            levels = np.clip(array, 0, 255).astype(np.uint8)
+            out.append(np.stack([table[levels[..., c]] for c, table in enumerate(lut)], axis=-1))
+        return [np.asarray(a, np.float32) for a in out]
+    if pick == 2:  # a crisper print
+        amount = rng.uniform(0.5, 2.0)
+        out = []
+        for array in arrays:
+            soft = np.stack([cv2.GaussianBlur(a, (0, 0), 1.0) for a in np.asarray(array, np.float32)])
+            out.append(np.clip(array + amount * (array - soft), 0, 255))
+        return out
+    inks = int(rng.integers(3, 6))  # fewer inks: each channel in a few flat levels
+    return [np.round(np.asarray(array, np.float32) / 255 * (inks - 1)) / (inks - 1) * 255 for array in arrays]
 
 
 class StyleData:
@@ -169,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mottle", type=float, default=0.0, help="share of squares given a blotch of colour of their own"
     )
+    parser.add_argument(
+        "--redraw", type=float, default=0.0, help="share of steps whose style is drawn another way (redraw)"
+    )
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -190,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         for step, s in enumerate(rng.permutation(len(data)), start=1):
             chosen = rng.permutation(len(data.squares[s]))[: args.batch]
             squares, pictures = restyle([data.squares[s][chosen], data.pictures[s]], rng)
+            if args.redraw > 0 and rng.random() < args.redraw:
+                squares, pictures = redraw([squares, pictures], rng)
             squares = camera_look(mottle(squares, rng, args.mottle), rng)
             pictures = mottle(pictures, rng, args.mottle / 2)
             loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives)

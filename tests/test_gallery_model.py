@@ -98,6 +98,20 @@ def test_one_enrolment_picture_per_catalog_type() -> None:
     assert len({picture.tobytes() for picture in pictures}) == len(kinds)
 
 
+def test_training_can_draw_a_style_another_way_the_same_over_its_squares_and_pictures() -> None:
+    pytest.importorskip("torch")
+    from models.train_gallery import redraw
+
+    square = np.random.default_rng(3).uniform(0, 255, (2, 16, 16, 3)).astype(np.float32)
+    changed = 0
+    for seed in range(16):
+        a, b = redraw([square, square.copy()], np.random.default_rng(seed))
+        assert np.array_equal(a, b)  # the window and its picture: one box, drawn one way
+        assert a.shape == square.shape and float(a.min()) >= 0 and float(a.max()) <= 255
+        changed += not np.allclose(a, square, atol=1.0)
+    assert changed >= 14
+
+
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from models.train_gallery import main, restyle
