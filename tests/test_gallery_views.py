@@ -104,6 +104,7 @@ def test_a_mixed_folder_another_model_and_a_cache_that_cannot_be_written(tmp_pat
     counting = CountingLikeness()
     again = Gallery(tmp_path, likeness=counting)
     assert counting.squares == 4 * (1 + VIEWS)
+    assert (tmp_path / f"t1{SUFFIX}").is_file()  # and kept again
     for quarter_turns, tile in enumerate(tiles):
         window = window_of(box_picture(tile), quarter_turns)
         a, b = first.match(window), again.match(window)

@@ -60,8 +60,8 @@ LAYOUT_MARGIN = 0.03
 CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
 # A match that is not sure still offers the likeliest ways of lying to the person asked, so the
 # phone can take the answer in one tap: of 582 box-art tiles asked about in 20 enrolled games,
-# the right one was first for 81 %, among the first three for 98 % (docs/vision.md, "Prompts";
-# session 29's figures).
+# the right one was first for 474 (81 %), among the first three for 569 (98 %) (session 29's
+# run; docs/vision.md, "Prompts", has the figures before it).
 CHOICES = 3
 # A picture none of whose colour channels spreads this much shows no tile (a covered lens, a
 # blank scan). Of 10 500 tiles drawn in 300 styles of the third family of art the flattest, an
@@ -295,7 +295,8 @@ class Gallery:
             raise ValueError(
                 f"a picture of a tile is at least {TILE_PX // 2} px square, not {picture.shape[:2]}"
             )
-        # the model's runs outside the lock: the table's loop matches meanwhile
+        # the model's runs outside the gallery's lock: a match takes its snapshot meanwhile (the
+        # model itself runs one batch at a time, so the match's own run may wait on it)
         (ready,) = self._prepare([(picture, tile, "")])
         with self._lock:
             stem = cleaned_name(name) if name else self.free_name()

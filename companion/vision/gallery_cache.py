@@ -5,8 +5,9 @@ Each picture, each way it may lie, is kept as the mean of the likeness's vectors
 camera-like views of it (gallery_views.py) and as its own vector: nine runs of the model a way
 of lying where one picture took one. A folder of 300 pictures took 14.96 s to read on one core
 where it took 1.55 s (benchmarks/README.md), so ``NAME.vectors.npz`` beside ``NAME.png`` keeps
-them, with what they were worked out from: a hash of the picture, of the model, and of the
-views' code (any change there, even a comment, only costs one slower start). A file that does
+them, with what they were worked out from: a hash of the picture, of the model, and of the code
+that works them out (this file and gallery_views.py: any change there, even a comment, only
+costs one slower start). A file that does
 not fit is worked out again; one that cannot be read or written is only a slower start.
 """
 
@@ -27,7 +28,11 @@ from companion.vision.likeness import Likeness
 from companion.vision.mat import TILE_PX
 
 SUFFIX = ".vectors.npz"
-RECIPE = hashlib.sha256(Path(gallery_views.__file__).read_bytes()).hexdigest() + f" {TILE_PX} px"
+# the code that works the vectors out: this file and the views'
+RECIPE = (
+    hashlib.sha256(Path(__file__).read_bytes() + Path(gallery_views.__file__).read_bytes()).hexdigest()
+    + f" {TILE_PX} px"
+)
 
 
 def cache_path(folder: Path, name: str) -> Path:
@@ -70,6 +75,7 @@ def save_vectors(path: Path, key: str, templates: np.ndarray, copies: np.ndarray
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as out:
             spare = Path(out.name)
             np.savez(out, key=np.array(key), templates=templates, copies=copies)
+        os.chmod(spare, 0o644)  # as the picture beside it, not the temporary file's 0600
         os.replace(spare, path)
     except OSError:
         if spare is not None:

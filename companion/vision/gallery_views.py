@@ -18,8 +18,8 @@ import zlib
 import cv2
 import numpy as np
 
-# camera-like views of each picture as it lies; 16, with the whitening not kept, read within 0.2
-# points of 8 on an unseen family's windows (models/gallery.md)
+# camera-like views of each picture as it lies; 8 and 16 were compared only with the whitening
+# that was not kept (within 0.2 points on an unseen family's windows: models/gallery.md)
 VIEWS = 8
 SHIFT_PX = 1.5  # a view's tile lies this far off, at most, each way
 TURN_DEGREES = 3.0
