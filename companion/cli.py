@@ -187,7 +187,8 @@ def _board_read(args: argparse.Namespace) -> int:
 
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import PICTURE_SUFFIXES, Gallery, flat_picture, gallery_folder, read_folder
+    from companion.vision.gallery import Gallery, flat_picture
+    from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
     from companion.web.server import default_state_dir
 
     source = Path(args.folder)

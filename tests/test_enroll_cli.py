@@ -14,7 +14,8 @@ from companion.cli import main
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.vision.gallery import Gallery, flat_picture, gallery_folder
+from companion.vision.gallery import Gallery, flat_picture
+from companion.vision.gallery_files import gallery_folder
 from models.cell_data import random_unknown_tile
 
 STYLE = BoxStyle.from_seed(BOX_STYLES[1])

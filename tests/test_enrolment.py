@@ -15,7 +15,8 @@ from companion.sim.art_box import BOX_STYLES
 from companion.sim.enrol_table import EnrolTable
 from companion.sim.render import PlacedTile
 from companion.table.enrolment import Enrolment, EnrolmentCamera
-from companion.vision.gallery import Gallery, gallery_folder
+from companion.vision.gallery import Gallery
+from companion.vision.gallery_files import gallery_folder
 
 
 def _settle(camera: EnrolmentCamera, table: EnrolTable) -> None:

@@ -32,10 +32,10 @@ from companion.vision.gallery import (
     NEAR_COPY_MARGIN,
     Gallery,
     GalleryMatch,
-    read_folder,
     square_of_picture,
     structure,
 )
+from companion.vision.gallery_files import read_folder
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
 from companion.vision.reader import MODELS, CellReading, SpotReading

@@ -34,7 +34,8 @@ from companion.table.enrolment import Enrolment, EnrolmentCamera
 from companion.table.links import TableLink
 from companion.table.loop import CameraLoop
 from companion.table.tracker import DiceSource, Tracker
-from companion.vision.gallery import Gallery, gallery_folder
+from companion.vision.gallery import Gallery
+from companion.vision.gallery_files import gallery_folder
 from companion.vision.likeness import shared_likeness
 from companion.vision.meeples import MeepleModel
 from companion.vision.reader import CellModel, ModelMissing

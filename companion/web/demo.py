@@ -19,7 +19,7 @@ from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.record import Record, read_record, replay
 from companion.store import GameStore
-from companion.vision.gallery import gallery_folder
+from companion.vision.gallery_files import gallery_folder
 from companion.web.server import serve
 
 if TYPE_CHECKING:
