@@ -187,12 +187,15 @@ def reader_batch(
     crop_px: int = CROP_PX,
     slant: float = 0.0,
     motion: float = 0.0,
+    slant_real_only: bool = False,
 ) -> tuple[torch.Tensor, ...]:
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
     scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it. With ``slant``,
     half the patches are also squashed by up to that share along a random direction, as a face
-    looks from a camera that is not straight above it; with ``motion``, a third are smeared along
-    a random direction by up to that share of the crop, as by a camera that moved."""
+    looks from a camera that is not straight above it (with ``slant_real_only``, half of those
+    cut from photographs only: a squashed rendered face looks like a rendered cocked die's); with
+    ``motion``, a third are smeared along a random direction by up to that share of the crop, as
+    by a camera that moved."""
     n = len(samples)
     images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)
@@ -206,7 +209,7 @@ def reader_batch(
         matrix = cv2.getRotationMatrix2D((patch / 2, patch / 2), angle, scale)
         matrix[:, 2] += shift + (crop_px - patch) / 2
         # slant first, so that without it the random numbers drawn are the ones drawn before it
-        if slant > 0 and rng.random() < 0.5:
+        if slant > 0 and (sample.real or not slant_real_only) and rng.random() < 0.5:
             squash = slant_matrix(patch, 1.0 - rng.uniform(0, slant), rng.uniform(0, math.pi))
             matrix = (np.vstack([matrix, [0, 0, 1]]) @ squash)[:2]
         if rng.random() < 0.5:

@@ -169,6 +169,7 @@ class ReadSample:
     patch: np.ndarray  # PATCH_PER_CROP crops wide, centred on the spot
     label: int
     box: tuple[float, float, float, float] | None  # x0, y0, x1, y1 in the patch's pixels
+    real: bool = False  # cut from a photograph, not a rendered tray
 
 
 def _shrink(picture: np.ndarray) -> tuple[np.ndarray, float]:

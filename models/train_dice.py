@@ -30,6 +30,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         help="squash half the reader's crops by up to this share along a random direction (0 to 0.6)",
     )
     parser.add_argument(
+        "--slant-on",
+        choices=("all", "real"),
+        default="all",
+        help="which crops --slant squashes: all of them, or only those cut from photographs",
+    )
+    parser.add_argument(
         "--motion",
         type=float,
         default=0.0,
@@ -212,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
     if args.slant and args.part in ("finder", "export"):
         parser.error("--slant changes how the reader is trained: give it with --part reader or both")
+    if args.slant_on == "real" and not args.slant:
+        parser.error("--slant-on real says which crops --slant squashes: give --slant too")
     if not 0.0 <= args.motion <= 0.3:
         parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
     if args.motion and args.part in ("finder", "export"):
@@ -259,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     def find(picture: np.ndarray) -> list[Candidate]:
         return run_finder(finder, picture, HARVEST_THRESHOLD)
 
-    real_crops = harvest(real, find, args.crop_px)
+    real_crops = [replace(crop, real=True) for crop in harvest(real, find, args.crop_px)]
     crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, args.crop_px)
     counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
     print(
@@ -274,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)
-        batch = reader_batch([crops[i] for i in chosen], rng, args.crop_px, args.slant, args.motion)
+        batch = reader_batch(
+            [crops[i] for i in chosen], rng, args.crop_px, args.slant, args.motion, args.slant_on == "real"
+        )
         return reader_loss(reader, batch, weights)
 
     train(reader, args.reader_steps, 3e-3, reader_step, "reader")

@@ -165,6 +165,7 @@ def test_a_motion_blurred_batch_softens_some_crops(monkeypatch: pytest.MonkeyPat
     [
         (["--motion", "0.5"], "--motion is a share of the crop between 0 and 0.3"),
         (["--part", "finder", "--motion", "0.1"], "--motion changes how the reader is trained"),
+        (["--slant-on", "real"], "--slant-on real says which crops --slant squashes"),
         (["--photos", "fit"], "--photos fit and --fold K go together"),
         (["--fold", "0"], "--photos fit and --fold K go together"),
         (["--part", "export", "--photos", "fit", "--fold", "1"], "never into models/"),
@@ -176,3 +177,18 @@ def test_a_fold_is_left_out_only_when_named_and_never_exported_into_models(
     with pytest.raises(SystemExit):
         train_dice.main(argv)
     assert why in capsys.readouterr().err
+
+
+def test_a_slant_on_real_crops_only_leaves_rendered_crops_as_they_were() -> None:
+    crop_px = 48
+    patch = int(crop_px * PATCH_PER_CROP)
+    image = np.random.default_rng(0).integers(0, 255, (patch, patch, 3)).astype(np.uint8)
+    rendered = [ReadSample(image, 3, None)] * 16
+    real = [ReadSample(image, 3, None, real=True)] * 16
+    plain, *_ = reader_batch(rendered, np.random.default_rng(5), crop_px)
+    rendered_only, *_ = reader_batch(rendered, np.random.default_rng(5), crop_px, 0.5, slant_real_only=True)
+    squashed, *_ = reader_batch(real, np.random.default_rng(5), crop_px, 0.5, slant_real_only=True)
+    # the rendered crops draw the same numbers as with no slant at all, so come out the same
+    np.testing.assert_array_equal(plain.numpy(), rendered_only.numpy())
+    # the photographs' crops are squashed (about half of them), so differ
+    assert not np.array_equal(plain.numpy(), squashed.numpy())
