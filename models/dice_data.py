@@ -307,14 +307,19 @@ def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSam
 
 
 def harvest(
-    samples: list[FinderSample], find: Callable[[np.ndarray], list[Candidate]], crop_px: int
+    samples: list[FinderSample],
+    find: Callable[[np.ndarray], list[Candidate]],
+    crop_px: int,
+    ring: int = 0,
 ) -> list[ReadSample]:
     """What the reader is trained on: every spot the finder finds, labelled by what it lands on
     (``spot_label``), every labelled die at its own centre, the side face of every rendered die
     that shows one (as ``none``: a die's top face is what is read, and a die seen at a slant
     shows a face beside it), and a few patches of bare tray per picture; each cut as the reader
     will see it at ``crop_px`` (an even number), PATCH_PER_CROP times as wide so it can be
-    shifted."""
+    shifted. With ``ring``, that many spots more around each die's top face, off it (where a
+    side face shows, whichever way the camera looks), as ``none``: the real labels mark no side
+    faces, so the reader otherwise sees one only where the finder marked it."""
     from companion.vision.dice_model import NONE, crop_side, cut_out
 
     if crop_px <= 0 or crop_px % 2:
@@ -356,6 +361,11 @@ def harvest(
             keep(sample.picture, die.x, die.y, side, die.label, die)
             if die.side is not None:
                 keep(sample.picture, *die.side, side, NONE, None)
+            for _ in range(ring if die.face else 0):  # drawn only with a ring: the same numbers without
+                turn, reach = rng.uniform(0, 2 * math.pi), rng.uniform(RING_NEAR, RING_FAR) * die.widest
+                x, y = die.x + reach * math.cos(turn), die.y + reach * math.sin(turn)
+                if spot_label(sample.tray_dice, x, y)[0] == NONE:
+                    keep(sample.picture, x, y, side, NONE, None)
         height, width = sample.picture.shape[:2]
         bare = 0
         for _ in range(60):
@@ -372,6 +382,10 @@ def harvest(
 # within ON_FACE, a side face (or the tray) beyond OFF_FACE, not labelled between.
 ON_FACE = 0.3
 OFF_FACE = 0.5
+# How far from a top face's centre ``harvest``'s ring spots lie, in face sides: beyond OFF_FACE
+# and within the 1.2 faces a real die's body is taken to reach (``spot_label``)
+RING_NEAR = 0.6
+RING_FAR = 1.1
 
 
 def spot_label(dice: list[TrayDie], x: float, y: float) -> tuple[int | None, int | None]:

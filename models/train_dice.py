@@ -150,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         help="which crops --slant squashes: all of them, or only those cut from photographs",
     )
     parser.add_argument(
+        "--ring",
+        type=int,
+        default=0,
+        help="spots more around each photographed die's top face, off it, for the reader as none",
+    )
+    parser.add_argument(
         "--motion",
         type=float,
         default=0.0,
@@ -221,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--slant changes how the reader is trained: give it with --part reader or both")
     if args.slant_on == "real" and not args.slant:
         parser.error("--slant-on real says which crops --slant squashes: give --slant too")
+    if not 0 <= args.ring <= 8:
+        parser.error(f"--ring is a number of spots around each die, 0 to 8, not {args.ring}")
+    if args.ring and args.part in ("finder", "export"):
+        parser.error("--ring changes how the reader is trained: give it with --part reader or both")
     if not 0.0 <= args.motion <= 0.3:
         parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
     if args.motion and args.part in ("finder", "export"):
@@ -268,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     def find(picture: np.ndarray) -> list[Candidate]:
         return run_finder(finder, picture, HARVEST_THRESHOLD)
 
-    real_crops = [replace(crop, real=True) for crop in harvest(real, find, args.crop_px)]
+    real_crops = [replace(crop, real=True) for crop in harvest(real, find, args.crop_px, args.ring)]
     crops = real_crops * args.reader_real_repeat + harvest(synthetic, find, args.crop_px)
     counts = np.bincount([c.label for c in crops], minlength=len(READ_CLASSES))
     print(
