@@ -192,10 +192,10 @@ def reader_batch(
     """Each kept patch turned by a multiple of 90 degrees and a few more, flipped, shifted and
     scaled a little, cut to ``crop_px``, recoloured; its pip box moved with it. With ``slant``,
     half the patches are also squashed by up to that share along a random direction, as a face
-    looks from a camera that is not straight above it (with ``slant_real_only``, half of those
-    cut from photographs only: a squashed rendered face looks like a rendered cocked die's); with
-    ``motion``, a third are smeared along a random direction by up to that share of the crop, as
-    by a camera that moved."""
+    looks from a camera that is not straight above it; with ``slant_real_only``, only patches cut
+    from photographs may be (a squashed rendered face looks like a rendered cocked die's), and
+    rendered ones draw no numbers for it. With ``motion``, a third are smeared along a random
+    direction by up to that share of the crop, as by a camera that moved."""
     n = len(samples)
     images = np.zeros((n, crop_px, crop_px, 3), np.float32)
     labels = np.zeros(n, np.int64)

@@ -317,9 +317,10 @@ def harvest(
     that shows one (as ``none``: a die's top face is what is read, and a die seen at a slant
     shows a face beside it), and a few patches of bare tray per picture; each cut as the reader
     will see it at ``crop_px`` (an even number), PATCH_PER_CROP times as wide so it can be
-    shifted. With ``ring``, that many spots more around each die's top face, off it (where a
-    side face shows, whichever way the camera looks), as ``none``: the real labels mark no side
-    faces, so the reader otherwise sees one only where the finder marked it."""
+    shifted. With ``ring``, that many spots more around each die's top face, beyond half a face
+    from its centre (where a side face shows, whichever way the camera looks), kept as ``none``
+    where ``spot_label`` calls them so: the real labels mark no side faces, so the reader
+    otherwise sees one only where the finder marked it."""
     from companion.vision.dice_model import NONE, crop_side, cut_out
 
     if crop_px <= 0 or crop_px % 2:
@@ -361,7 +362,8 @@ def harvest(
             keep(sample.picture, die.x, die.y, side, die.label, die)
             if die.side is not None:
                 keep(sample.picture, *die.side, side, NONE, None)
-            for _ in range(ring if die.face else 0):  # drawn only with a ring: the same numbers without
+            # no numbers are drawn without a ring, so the bare patches below stay as they were
+            for _ in range(ring if die.face else 0):
                 turn, reach = rng.uniform(0, 2 * math.pi), rng.uniform(RING_NEAR, RING_FAR) * die.widest
                 x, y = die.x + reach * math.cos(turn), die.y + reach * math.sin(turn)
                 if spot_label(sample.tray_dice, x, y)[0] == NONE:
@@ -382,8 +384,10 @@ def harvest(
 # within ON_FACE, a side face (or the tray) beyond OFF_FACE, not labelled between.
 ON_FACE = 0.3
 OFF_FACE = 0.5
-# How far from a top face's centre ``harvest``'s ring spots lie, in face sides: beyond OFF_FACE
-# and within the 1.2 faces a real die's body is taken to reach (``spot_label``)
+# How far from a top face's centre ``harvest``'s ring spots lie, in the face's widest side (as
+# ``spot_label`` measures, round the centre): beyond OFF_FACE and within the 1.2 a real die's
+# body is taken to reach. Towards a corner of a square face 0.6 is still on the face (a corner
+# lies 0.71 out); ``spot_label`` calls such a spot none, as it does a finder's spot there.
 RING_NEAR = 0.6
 RING_FAR = 1.1
 

@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "--ring",
         type=int,
         default=0,
-        help="spots more around each photographed die's top face, off it, for the reader as none",
+        help="spots more around each photographed die's top face, off it, for the reader as none (0 to 8)",
     )
     parser.add_argument(
         "--motion",
@@ -199,6 +199,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--photos fit and --fold K go together: the fold left out is to be named")
     if args.fold is not None and args.part == "export":
         parser.error("a fold's reader is exported by the run that trains it, never into models/")
+    if args.crop_px <= 0 or args.crop_px % 2:
+        parser.error(f"--crop-px must be an even number of pixels, not {args.crop_px}")
+    if not 0.0 <= args.slant <= 0.6:
+        parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
+    if args.slant and args.part in ("finder", "export"):
+        parser.error("--slant changes how the reader is trained: give it with --part reader or both")
+    if args.slant_on == "real" and not args.slant:
+        parser.error("--slant-on real says which crops --slant squashes: give --slant too")
+    if not 0 <= args.ring <= 8:  # 8 already outnumbers the photographs' dice crops eight to one
+        parser.error(f"--ring is a number of spots around each die, 0 to 8, not {args.ring}")
+    if args.ring and args.part in ("finder", "export"):
+        parser.error("--ring changes how the reader is trained: give it with --part reader or both")
+    if not 0.0 <= args.motion <= 0.3:
+        parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
+    if args.motion and args.part in ("finder", "export"):
+        parser.error("--motion changes how the reader is trained: give it with --part reader or both")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
@@ -219,22 +235,6 @@ def main(argv: list[str] | None = None) -> int:
         reader.load_state_dict(weights)
         export(finder.eval(), reader.eval(), Path(args.out), trained_crop_px(reader_path))
         return 0
-    if args.crop_px <= 0 or args.crop_px % 2:
-        parser.error(f"--crop-px must be an even number of pixels, not {args.crop_px}")
-    if not 0.0 <= args.slant <= 0.6:
-        parser.error(f"--slant is a share of the crop between 0 and 0.6, not {args.slant}")
-    if args.slant and args.part in ("finder", "export"):
-        parser.error("--slant changes how the reader is trained: give it with --part reader or both")
-    if args.slant_on == "real" and not args.slant:
-        parser.error("--slant-on real says which crops --slant squashes: give --slant too")
-    if not 0 <= args.ring <= 8:
-        parser.error(f"--ring is a number of spots around each die, 0 to 8, not {args.ring}")
-    if args.ring and args.part in ("finder", "export"):
-        parser.error("--ring changes how the reader is trained: give it with --part reader or both")
-    if not 0.0 <= args.motion <= 0.3:
-        parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
-    if args.motion and args.part in ("finder", "export"):
-        parser.error("--motion changes how the reader is trained: give it with --part reader or both")
     if args.finder_onnx and args.init:
         parser.error("--finder-onnx and --init both choose the finder to start from: give one")
     try:

@@ -166,12 +166,16 @@ def test_a_motion_blurred_batch_softens_some_crops(monkeypatch: pytest.MonkeyPat
         (["--motion", "0.5"], "--motion is a share of the crop between 0 and 0.3"),
         (["--part", "finder", "--motion", "0.1"], "--motion changes how the reader is trained"),
         (["--slant-on", "real"], "--slant-on real says which crops --slant squashes"),
+        (["--ring", "9"], "--ring is a number of spots around each die, 0 to 8"),
+        (["--ring", "-1"], "--ring is a number of spots around each die, 0 to 8"),
+        (["--part", "finder", "--ring", "2"], "--ring changes how the reader is trained"),
+        (["--part", "export", "--ring", "2"], "--ring changes how the reader is trained"),
         (["--photos", "fit"], "--photos fit and --fold K go together"),
         (["--fold", "0"], "--photos fit and --fold K go together"),
         (["--part", "export", "--photos", "fit", "--fold", "1"], "never into models/"),
     ],
 )
-def test_a_fold_is_left_out_only_when_named_and_never_exported_into_models(
+def test_training_options_that_do_not_go_together_are_refused_with_a_reason(
     argv: list[str], why: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit):
