@@ -14,7 +14,7 @@ that decide which spots are dice (companion.vision.dice.Thresholds), and prints 
 models/evaluate_dice.py (matched by die) for each, best first: the networks run once per
 picture and crop, only the rules are run again. ``--try NAME=V,V,...`` sweeps only the
 thresholds named, over the values given, the others as shipped; it is how ``edge_face``,
-``fair`` and ``fair_unread``, not in SWEEP, are swept.
+``fair``, ``fair_unread`` and ``rival``, not in SWEEP, are swept.
 
 Prints, for each rule, the figure on pictures where the rule must stay quiet and on pictures
 where it must speak: the sharpness of dice read right against that of dice under a heavy blur,

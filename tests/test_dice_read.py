@@ -491,3 +491,66 @@ def test_a_damaged_model_or_the_wrong_labels_are_said_not_an_internal_error(
     damaged.with_suffix(".labels.json").write_text("{not json", encoding="utf-8")
     assert main(["dice", "read", "--model", str(damaged), photo]) == 1
     assert "is not the dice model's labels" in capsys.readouterr().err
+
+
+class _TwoSpots:
+    """A finder that marks the spots given and a reader that reads each as given (the same in
+    every quarter turn), for the rules that judge several spots on one die."""
+
+    crop_px = CROP_PX
+
+    def __init__(self, spots: list[tuple[float, float, list[float]]]) -> None:
+        self.spots = spots
+
+    def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
+        return np.zeros((6, 1, 1), np.float32), 1.0
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs = np.array([p for _, _, p in self.spots], np.float32)
+        turns = len(crops) // len(self.spots)
+        boxes = np.tile(np.array([0.35, 0.35, 0.65, 0.65], np.float32), (len(crops), 1))
+        return np.tile(probs, (turns, 1)), boxes
+
+
+def _probs(value: int, likely: float, none: float) -> list[float]:
+    """A reading: ``value`` at ``likely``, ``none`` on no die, the rest spread over the values."""
+    probs = [0.0] * 8
+    probs[value - 1], probs[NONE], probs[UNREADABLE] = likely, none, 0.01
+    rest = (1.0 - likely - none - 0.01) / 5
+    for k in range(6):
+        if k != value - 1:
+            probs[k] = rest
+    return probs
+
+
+@pytest.mark.parametrize(
+    ("below", "rival", "values", "status"),
+    [
+        # two_29 as the surer readers see it: the side face just below a 2 reads as a 4 at
+        # 0.85, the top face as a 2 at 0.6 and not surely a die: asked about, not given the 4
+        (25.0, 0.5, [None], "unreadable-die"),
+        (25.0, 1.01, [4], "ok"),  # the rule off: the side face's 4, as before it
+        (25.0, 0.65, [4], "ok"),  # a rival less likely than the bar does not count
+        (200.0, 0.5, [4], "ok"),  # a spot far off is not on the same die: no rival
+    ],
+)
+def test_a_die_whose_two_spots_read_different_values_is_asked_about(
+    monkeypatch: pytest.MonkeyPatch, below: float, rival: float, values: list[int | None], status: str
+) -> None:
+    import dataclasses
+
+    from companion.vision import dice as dice_module
+    from companion.vision.dice import THRESHOLDS
+    from companion.vision.dice_model import Candidate
+
+    top = Candidate(150.0, 100.0, 50.0, 50.0, 0.36)
+    side = Candidate(150.0, 100.0 + below, 50.0, 50.0, 0.44)
+    monkeypatch.setattr(dice_module, "peaks", lambda maps, scale, threshold: [side, top])
+    # alone, the side face would be given its 4 (the fair rule); the top face would be no die
+    model = _TwoSpots([(side.x, side.y, _probs(4, 0.85, 0.02)), (top.x, top.y, _probs(2, 0.6, 0.3))])
+    picture = np.full((400, 300, 3), 160, np.uint8)
+    picture[80:200:6, 100:200:6] = 40  # texture, so that the tray is not judged blurred
+    reader = DiceReader(model, dataclasses.replace(THRESHOLDS, rival=rival))  # type: ignore[arg-type]
+    reading = reader.read(picture)
+    assert [d.value for d in reading.dice] == values
+    assert reading.status == status, reading.message

@@ -12,7 +12,7 @@ tells a person what to do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -63,6 +63,12 @@ class Thresholds:
     same_die: float = 0.6
     # How many quarter turns of each crop the reader reads (1: the crop only).
     views: int = 4
+    # A die seen from low shows a side face that can outread its own top face: when another
+    # spot on the same die, taken for a die, reads another value at least this likely, the die
+    # is asked about rather than given the likelier (above 1: never). At 0.5 three fold-0
+    # readers no longer read a side face's 4 as sure, for one training photograph's die and no
+    # tuning tray's (models/dice.md, "Two readings of one die").
+    rival: float = 0.5
     # A die is read only when this share of its body as found, about its top face's centre,
     # stays EDGE_PX inside the picture: seen at a slant, the body is found centred on the top
     # face and runs past the die on its far side. 0.6-0.8 read 3 more dice of the training
@@ -113,6 +119,8 @@ class _Seen:
     centre: tuple[float, float]  # the top face's, as found
     body: tuple[float, float, float, float]  # x0, y0, x1, y1 of the die's body, as found
     rank: tuple[bool, float]  # which of two spots on one die to keep: a read value, then sureness
+    likeliest: tuple[int, float]  # the value the reader finds likeliest here, and how likely
+    counts: bool = True  # read, or surely a die; else only a rival reading of a die (``_doubted``)
 
     def covers(self, x: float, y: float) -> bool:
         return self.body[0] <= x <= self.body[2] and self.body[1] <= y <= self.body[3]
@@ -136,7 +144,10 @@ class DiceReader:
         picture = _as_bgr(picture)
         maps, scale = self.model.find(picture)
         candidates = _apart(peaks(maps, scale, self.thresholds.find), self.thresholds.apart)
-        seen = _one_per_die(self._look(picture, candidates), self.thresholds.same_die)
+        spots = self._look(picture, candidates)
+        seen = _one_per_die([s for s in spots if s.counts], self.thresholds.same_die)
+        height, width = picture.shape[:2]
+        seen = [_doubted(s, spots, self.thresholds, width, height) for s in seen]
         seen.sort(key=lambda s: s.centre_x)
         return _judge(picture, seen, expected)
 
@@ -176,8 +187,8 @@ class DiceReader:
             value = None if (leans or unsure or blurred or face_cut) else best + 1
             # a die left unread there is named as at the edge: moving it in is what helps
             on_edge = value is None and (face_cut or _near_edge(c, 1.0, width, height))
-            if value is None and 1.0 - float(p[NONE]) < rules.die_unread:
-                continue
+            # a spot neither read nor surely a die is no die, but may still be a rival reading
+            counts = value is not None or 1.0 - float(p[NONE]) >= rules.die_unread
             if value is None:
                 # the box of the die as found; the confidence is that of it being a die at all
                 box_px = _box(c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
@@ -193,7 +204,10 @@ class DiceReader:
             body = (c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
             rank = (value is not None, 1.0 - float(p[NONE]))
             die = Die(value, box_px, round(confidence, 4), colour)
-            seen.append(_Seen(die, c.x, leans, unsure, blurred, on_edge, (c.x, c.y), body, rank))
+            likeliest = (best + 1, float(p[best]))
+            seen.append(
+                _Seen(die, c.x, leans, unsure, blurred, on_edge, (c.x, c.y), body, rank, likeliest, counts)
+            )
         return seen
 
 
@@ -351,6 +365,25 @@ def _one_per_die(seen: list[_Seen], reach: float) -> list[_Seen]:
     for s in sorted(seen, key=lambda s: s.rank, reverse=True):
         if not any(k.covers(*s.centre) or s.covers(*k.centre) or s.near(k, reach) for k in kept):
             kept.append(s)
+    return kept
+
+
+def _doubted(kept: _Seen, spots: list[_Seen], rules: Thresholds, width: int, height: int) -> _Seen:
+    """``kept`` made unsure when another spot on the same die reads another value at least
+    ``rules.rival`` likely: a side face seen from low can be read as surely as its top face."""
+    value = kept.die.value
+    if value is None:
+        return kept
+    for other in spots:
+        if other.centre == kept.centre:
+            continue
+        same = kept.covers(*other.centre) or other.covers(*kept.centre) or kept.near(other, rules.same_die)
+        rival_value, likely = other.likeliest
+        if same and rival_value != value and likely >= rules.rival:
+            x0, y0, x1, y1 = kept.body
+            box = _inside(_box(x0, y0, x1, y1), width, height)
+            die = replace(kept.die, value=None, box=box, confidence=round(kept.rank[1], 4))
+            return replace(kept, die=die, unsure=True)
     return kept
 
 
