@@ -494,22 +494,22 @@ def test_a_damaged_model_or_the_wrong_labels_are_said_not_an_internal_error(
 
 
 class _TwoSpots:
-    """A finder that marks the spots given and a reader that reads each as given (the same in
-    every quarter turn), for the rules that judge several spots on one die."""
+    """A finder that marks nothing itself (its spots are patched in) and a reader that reads
+    the spots' crops as given, in order, the same in every quarter turn: for the rules that
+    judge several spots on one die."""
 
     crop_px = CROP_PX
 
-    def __init__(self, spots: list[tuple[float, float, list[float]]]) -> None:
-        self.spots = spots
+    def __init__(self, readings: list[list[float]]) -> None:
+        self.readings = np.array(readings, np.float32)
 
     def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
         return np.zeros((6, 1, 1), np.float32), 1.0
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        probs = np.array([p for _, _, p in self.spots], np.float32)
-        turns = len(crops) // len(self.spots)
+        turns = len(crops) // len(self.readings)
         boxes = np.tile(np.array([0.35, 0.35, 0.65, 0.65], np.float32), (len(crops), 1))
-        return np.tile(probs, (turns, 1)), boxes
+        return np.tile(self.readings, (turns, 1)), boxes
 
 
 def _probs(value: int, likely: float, none: float) -> list[float]:
@@ -523,20 +523,12 @@ def _probs(value: int, likely: float, none: float) -> list[float]:
     return probs
 
 
-@pytest.mark.parametrize(
-    ("below", "rival", "values", "status"),
-    [
-        # two_29 as the surer readers see it: the side face just below a 2 reads as a 4 at
-        # 0.85, the top face as a 2 at 0.6 and not surely a die: asked about, not given the 4
-        (25.0, 0.5, [None], "unreadable-die"),
-        (25.0, 1.01, [4], "ok"),  # the rule off: the side face's 4, as before it
-        (25.0, 0.65, [4], "ok"),  # a rival less likely than the bar does not count
-        (200.0, 0.5, [4], "ok"),  # a spot far off is not on the same die: no rival
-    ],
-)
-def test_a_die_whose_two_spots_read_different_values_is_asked_about(
-    monkeypatch: pytest.MonkeyPatch, below: float, rival: float, values: list[int | None], status: str
-) -> None:
+def _two_spots(
+    monkeypatch: pytest.MonkeyPatch, below: float, top_value: int, rival: float, height: int = 400
+) -> TrayReading:
+    """two_29 as the surer readers see it: a side face ``below`` px under a top face, read as a
+    4 at 0.85 (given by the fair rule, were it alone), and the top face read as ``top_value`` at
+    0.6 and not surely a die (no die, were it alone)."""
     import dataclasses
 
     from companion.vision import dice as dice_module
@@ -546,11 +538,45 @@ def test_a_die_whose_two_spots_read_different_values_is_asked_about(
     top = Candidate(150.0, 100.0, 50.0, 50.0, 0.36)
     side = Candidate(150.0, 100.0 + below, 50.0, 50.0, 0.44)
     monkeypatch.setattr(dice_module, "peaks", lambda maps, scale, threshold: [side, top])
-    # alone, the side face would be given its 4 (the fair rule); the top face would be no die
-    model = _TwoSpots([(side.x, side.y, _probs(4, 0.85, 0.02)), (top.x, top.y, _probs(2, 0.6, 0.3))])
-    picture = np.full((400, 300, 3), 160, np.uint8)
+    model = _TwoSpots([_probs(4, 0.85, 0.02), _probs(top_value, 0.6, 0.3)])
+    picture = np.full((height, 300, 3), 160, np.uint8)
     picture[80:200:6, 100:200:6] = 40  # texture, so that the tray is not judged blurred
     reader = DiceReader(model, dataclasses.replace(THRESHOLDS, rival=rival))  # type: ignore[arg-type]
-    reading = reader.read(picture)
+    return reader.read(picture)
+
+
+@pytest.mark.parametrize(
+    ("below", "top_value", "rival", "values", "status"),
+    [
+        (25.0, 2, 0.5, [None], "unreadable-die"),  # asked about, not given the side face's 4
+        (25.0, 2, 1.01, [4], "ok"),  # the rule off: the side face's 4, as before it
+        (25.0, 2, 0.65, [4], "ok"),  # a rival less likely than the bar does not count
+        (25.0, 4, 0.5, [4], "ok"),  # both spots read the same value: no rival
+        (200.0, 2, 0.5, [4], "ok"),  # a spot far off is not on the same die: no rival
+    ],
+)
+def test_a_die_whose_two_spots_read_different_values_is_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+    below: float,
+    top_value: int,
+    rival: float,
+    values: list[int | None],
+    status: str,
+) -> None:
+    reading = _two_spots(monkeypatch, below, top_value, rival)
     assert [d.value for d in reading.dice] == values
     assert reading.status == status, reading.message
+    if values == [None]:
+        # the die as found (the side face's body), and how sure it is a die: as for any unread die
+        (die,) = reading.dice
+        assert die.box == (125, 100, 50, 50)
+        assert die.confidence == pytest.approx(0.98)
+
+
+def test_a_die_asked_about_for_two_readings_is_named_at_the_edge_when_its_body_reaches_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the side face's body ends 1 px inside the picture; its face is whole, so it is read
+    reading = _two_spots(monkeypatch, 25.0, 2, 0.5, height=151)
+    assert [d.value for d in reading.dice] == [None]
+    assert reading.status == "die-on-edge", reading.message

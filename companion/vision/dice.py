@@ -375,7 +375,7 @@ def _doubted(kept: _Seen, spots: list[_Seen], rules: Thresholds, width: int, hei
     if value is None:
         return kept
     for other in spots:
-        if other.centre == kept.centre:
+        if other is kept:
             continue
         same = kept.covers(*other.centre) or other.covers(*kept.centre) or kept.near(other, rules.same_die)
         rival_value, likely = other.likeliest
@@ -383,7 +383,9 @@ def _doubted(kept: _Seen, spots: list[_Seen], rules: Thresholds, width: int, hei
             x0, y0, x1, y1 = kept.body
             box = _inside(_box(x0, y0, x1, y1), width, height)
             die = replace(kept.die, value=None, box=box, confidence=round(kept.rank[1], 4))
-            return replace(kept, die=die, unsure=True)
+            # unread now, so named as at the edge when its body reaches it, as any unread die is
+            on_edge = x0 < EDGE_PX or y0 < EDGE_PX or x1 > width - EDGE_PX or y1 > height - EDGE_PX
+            return replace(kept, die=die, unsure=True, on_edge=kept.on_edge or on_edge)
     return kept
 
 
