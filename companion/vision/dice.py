@@ -200,7 +200,7 @@ class DiceReader:
                     *(left + box[0] * side, top + box[1] * side, left + box[2] * side, top + box[3] * side)
                 )
             box_px = _inside(box_px, width, height)
-            colour = colour_name(crop)
+            colour = colour_name(crop) if counts else None  # a rival only is never reported
             body = (c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
             rank = (value is not None, 1.0 - float(p[NONE]))
             die = Die(value, box_px, round(confidence, 4), colour)
@@ -215,12 +215,14 @@ def _near_edge(spot: Candidate, share: float, width: int, height: int) -> bool:
     """Whether ``share`` of the die's body as found, about its top face's centre, comes within
     EDGE_PX of the picture's edge."""
     reach_x, reach_y = spot.width * share / 2, spot.height * share / 2
-    return (
-        spot.x - reach_x < EDGE_PX
-        or spot.y - reach_y < EDGE_PX
-        or spot.x + reach_x > width - EDGE_PX
-        or spot.y + reach_y > height - EDGE_PX
-    )
+    box = (spot.x - reach_x, spot.y - reach_y, spot.x + reach_x, spot.y + reach_y)
+    return _reaches_edge(box, width, height)
+
+
+def _reaches_edge(box: tuple[float, float, float, float], width: int, height: int) -> bool:
+    """Whether the box (x0, y0, x1, y1) comes within EDGE_PX of the picture's edge."""
+    x0, y0, x1, y1 = box
+    return x0 < EDGE_PX or y0 < EDGE_PX or x1 > width - EDGE_PX or y1 > height - EDGE_PX
 
 
 def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> TrayReading:
@@ -384,8 +386,8 @@ def _doubted(kept: _Seen, spots: list[_Seen], rules: Thresholds, width: int, hei
             box = _inside(_box(x0, y0, x1, y1), width, height)
             die = replace(kept.die, value=None, box=box, confidence=round(kept.rank[1], 4))
             # unread now, so named as at the edge when its body reaches it, as any unread die is
-            on_edge = x0 < EDGE_PX or y0 < EDGE_PX or x1 > width - EDGE_PX or y1 > height - EDGE_PX
-            return replace(kept, die=die, unsure=True, on_edge=kept.on_edge or on_edge)
+            on_edge = kept.on_edge or _reaches_edge(kept.body, width, height)
+            return replace(kept, die=die, unsure=True, on_edge=on_edge)
     return kept
 
 
