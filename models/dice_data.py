@@ -224,15 +224,18 @@ def real_finder_samples(split: str = "train", fold: int = 0) -> list[FinderSampl
     return samples
 
 
-def synthetic_tray(seed: int) -> RenderedTray:
+COCKED = 0.1  # the share of rendered training dice drawn cocked, unless told otherwise
+
+
+def synthetic_tray(seed: int, cocked: float = COCKED) -> RenderedTray:
     """The rendered training or tuning tray of ``seed``: how many dice, hands, cut dice, blur
-    and cocked dice are drawn by the seed."""
+    and cocked dice (each with the chance ``cocked``) are drawn by the seed."""
     rng = np.random.default_rng([seed, 7])
     dice = int(rng.integers(0, 7)) if rng.random() < 0.9 else int(rng.integers(7, 11))
     return render_tray(
         seed,
         dice=dice,
-        cocked=0.1,
+        cocked=cocked,
         cut=bool(rng.random() < 0.12),
         hand=bool(rng.random() < 0.12),
         blur=float(rng.uniform(HEAVY_BLUR, 5)) if rng.random() < 0.06 else None,
@@ -280,12 +283,15 @@ def tray_sample(tray: RenderedTray) -> FinderSample:
     return FinderSample(tray.image, image, scale, dice, hand, tray_dice)
 
 
-def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSample]:
-    """``count`` rendered trays of ``split``'s seeds, cached in build/ (they take a while)."""
+def synthetic_finder_samples(count: int, split: str = "train", cocked: float = COCKED) -> list[FinderSample]:
+    """``count`` rendered trays of ``split``'s seeds, cached in build/ (they take a while); each
+    die is cocked with the chance ``cocked``."""
     import pickle
 
     first = SYNTHETIC_SEEDS[split].start
-    cache = ROOT / "build" / f"dice-{split}-{first}-{count}.pickle"
+    # the cache of the usual share keeps its old name, so trays rendered before are used again
+    share = "" if cocked == COCKED else f"-cocked{cocked:g}"
+    cache = ROOT / "build" / f"dice-{split}-{first}-{count}{share}.pickle"
     if cache.is_file():
         with cache.open("rb") as file:
             trays: list[RenderedTray] = pickle.load(file)
@@ -293,7 +299,7 @@ def synthetic_finder_samples(count: int, split: str = "train") -> list[FinderSam
         started = time.monotonic()
         trays = []
         for seed in range(first, first + count):
-            trays.append(synthetic_tray(seed))
+            trays.append(synthetic_tray(seed, cocked))
             if len(trays) % 200 == 0:
                 print(
                     f"rendered {len(trays)} trays, {time.monotonic() - started:.0f} s",

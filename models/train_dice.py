@@ -50,6 +50,7 @@ from companion.vision.dice_model import (
 )
 from models.dice_batches import finder_batch, finder_loss, reader_batch, reader_loss
 from models.dice_data import (
+    COCKED,
     FOLDS,
     harvest,
     real_finder_samples,
@@ -161,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="smear a third of the reader's crops by up to this share of the crop (0 to 0.3)",
     )
+    parser.add_argument(
+        "--cocked",
+        type=float,
+        default=COCKED,
+        help=f"the share of rendered training dice drawn cocked (default {COCKED})",
+    )
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
@@ -211,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--ring is a number of spots around each die, 0 to 8, not {args.ring}")
     if args.ring and args.part in ("finder", "export"):
         parser.error("--ring changes how the reader is trained: give it with --part reader or both")
+    if not 0.0 <= args.cocked <= 1.0:
+        parser.error(f"--cocked is a share of the rendered dice between 0 and 1, not {args.cocked}")
     if not 0.0 <= args.motion <= 0.3:
         parser.error(f"--motion is a share of the crop between 0 and 0.3, not {args.motion}")
     if args.motion and args.part in ("finder", "export"):
@@ -242,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as error:  # the shared photographs are not where they are looked for
         print(f"train_dice: {error}", file=sys.stderr)
         return 2
-    synthetic = synthetic_finder_samples(args.synthetic)
+    synthetic = synthetic_finder_samples(args.synthetic, cocked=args.cocked)
     if args.finder_onnx:
         finder = finder_from_onnx(Path(args.finder_onnx))
     elif args.init or args.part == "reader":

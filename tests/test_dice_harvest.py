@@ -59,3 +59,15 @@ def test_a_ring_adds_spots_off_the_top_faces_as_none_and_never_on_a_neighbour() 
     # centres to be called either, and are dropped; the outer dice keep more of theirs
     assert 0 < len(rings[1]) < 8
     assert len(rings[1]) < min(len(rings[0]), len(rings[2]))
+
+
+def test_the_share_of_cocked_training_dice_is_as_asked() -> None:
+    # a cocked rendered die has no value; the same seed with no share cocks none, and with the
+    # whole share cocks every die
+    from models.dice_data import synthetic_tray
+
+    seeds = [s for s in range(40) if synthetic_tray(s, cocked=0.0).dice][:6]
+    assert seeds
+    for seed in seeds:
+        assert all(d.value is not None for d in synthetic_tray(seed, cocked=0.0).dice)
+        assert all(d.value is None for d in synthetic_tray(seed, cocked=1.0).dice)

@@ -170,6 +170,7 @@ def test_a_motion_blurred_batch_softens_some_crops(monkeypatch: pytest.MonkeyPat
         (["--ring", "-1"], "--ring is a number of spots around each die, 0 to 8"),
         (["--part", "finder", "--ring", "2"], "--ring changes how the reader is trained"),
         (["--part", "export", "--ring", "2"], "--ring changes how the reader is trained"),
+        (["--cocked", "1.5"], "--cocked is a share of the rendered dice between 0 and 1"),
         (["--photos", "fit"], "--photos fit and --fold K go together"),
         (["--fold", "0"], "--photos fit and --fold K go together"),
         (["--part", "export", "--photos", "fit", "--fold", "1"], "never into models/"),
