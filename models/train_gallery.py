@@ -129,6 +129,44 @@ def redraw(arrays: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarra
     return [np.round(np.asarray(array, np.float32) / 255 * (inks - 1)) / (inks - 1) * 255 for array in arrays]
 
 
+def warp_field(size: int, rng: np.random.Generator, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """A smooth displacement of an upright tile (cv2.remap's maps), nil on the tile's rim: where
+    a box draws its routes' bends, its fields' extent, its planets and badges moves, what meets
+    which side does not. Both families of art in training lay their parts out alike."""
+    coarse = rng.uniform(-1.0, 1.0, (2, 3, 3)).astype(np.float32)
+    fine = np.stack([cv2.resize(c, (size, size), interpolation=cv2.INTER_CUBIC) for c in coarse])
+    u = (np.arange(size, dtype=np.float32) + 0.5) / size
+    rim = np.outer(np.sin(np.pi * u), np.sin(np.pi * u))  # 0 at the rim, 1 in the middle
+    shift = fine * rim * reach * size
+    grid_y, grid_x = np.mgrid[0:size, 0:size].astype(np.float32)
+    return grid_x + shift[0], grid_y + shift[1]
+
+
+def warp(
+    squares: np.ndarray, turns: np.ndarray, pictures: np.ndarray, rng: np.random.Generator, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """One layout change over a style (``warp_field``), laid out on each upright picture and on
+    each square as its tile lies (``turns`` quarter turns clockwise), so that a square and its
+    picture still show one print."""
+    size = pictures.shape[1]
+    map_x, map_y = warp_field(size, rng, reach)
+
+    def upright(image: np.ndarray) -> np.ndarray:
+        return cv2.remap(
+            np.ascontiguousarray(image, np.float32),
+            map_x,
+            map_y,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+    warped_pictures = np.stack([upright(p) for p in pictures])
+    warped_squares = np.stack(
+        [np.rot90(upright(np.rot90(s, k=int(q))), k=-int(q)) for s, q in zip(squares, turns, strict=True)]
+    )
+    return warped_squares, warped_pictures
+
+
 class StyleData:
     """The squares of every style, and each style's upright pictures."""
 
@@ -204,6 +242,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--redraw", type=float, default=0.0, help="share of steps whose style is drawn another way (redraw)"
     )
+    parser.add_argument(
+        "--warp", type=float, default=0.0, help="share of steps whose style is laid out another way (warp)"
+    )
+    parser.add_argument(
+        "--warp-reach", type=float, default=0.08, help="the largest shift of a warp, in tile widths"
+    )
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -211,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     data = StyleData(args.data)
     test = StyleData([args.test]) if args.test else None
     positives = positive_table()
+    # each cell-model class's quarter turns from upright (a symmetric tile: its first such way)
+    turns_of_class = np.array([int(np.argmax(row)) % 4 for row in positives])
     net = Matcher()
     if args.init:
         net.load_state_dict(torch.load(args.init))
@@ -227,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
             squares, pictures = restyle([data.squares[s][chosen], data.pictures[s]], rng)
             if args.redraw > 0 and rng.random() < args.redraw:
                 squares, pictures = redraw([squares, pictures], rng)
+            if args.warp > 0 and rng.random() < args.warp:
+                turns = turns_of_class[data.tiles[s][chosen]]
+                squares, pictures = warp(squares, turns, pictures, rng, args.warp_reach)
             squares = camera_look(mottle(squares, rng, args.mottle), rng)
             pictures = mottle(pictures, rng, args.mottle / 2)
             loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives)

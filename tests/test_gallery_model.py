@@ -112,6 +112,25 @@ def test_training_can_draw_a_style_another_way_the_same_over_its_squares_and_pic
     assert changed >= 14
 
 
+def test_training_can_lay_a_style_out_another_way_the_same_for_a_square_as_it_lies() -> None:
+    pytest.importorskip("torch")
+    from models.evaluate_gallery import turned_pictures
+    from models.train_gallery import warp
+
+    pictures = enrolment_pictures(WIDE_HELD_OUT_STYLES[0])[:6]
+    pictures = np.stack([cv2.resize(p, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA) for p in pictures])
+    pictures = pictures.astype(np.float32)
+    # squares that are the pictures turned each way, as a camera square of the tile lying so
+    squares = turned_pictures(pictures)
+    turns = np.tile(np.arange(4), len(pictures))
+    warped_squares, warped_pictures = warp(squares, turns, pictures, np.random.default_rng(2), 0.08)
+    assert np.allclose(warped_squares, turned_pictures(warped_pictures), atol=1e-3)
+    moved = np.abs(warped_pictures - pictures).mean(axis=-1)
+    assert moved[:, 8:-8, 8:-8].mean() > 2.0  # the middle is laid out anew
+    rim = np.concatenate([moved[:, 0, :], moved[:, -1, :], moved[:, :, 0], moved[:, :, -1]], axis=1)
+    assert rim.mean() < 0.25 * moved[:, 8:-8, 8:-8].mean()  # where a side is met stays put
+
+
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from models.train_gallery import main, restyle
