@@ -5,15 +5,17 @@ of one art style and the clean pictures of that style's 35 tile types, each turn
 ways, and learns to put each square nearest the picture of its own tile as it lies. A box it
 never saw is then read against that box's own pictures. Each step's style is repainted as a
 whole (hues turned, channels swapped, grey, inverted), squares and pictures alike, so that
-every step is a box of its own.
+every step is a box of its own; with ``--warp`` a share of them is also laid out another way.
 
     python -m models.gallery_data --wide --frames 760 --out build/gallery-wide-train.npz
     python -m models.gallery_data --frames 300 --out build/gallery-train.npz
     python -m models.gallery_data --wide --held-out --frames 40 --out build/gallery-wide-heldout.npz
     python -m models.train_gallery --data build/gallery-wide-train.npz \\
-        --test build/gallery-wide-heldout.npz --epochs 4 --out build/gallery-a.onnx
+        --test build/gallery-wide-heldout.npz --epochs 4 --warp 0.5 --warp-reach 0.1 \\
+        --out build/gallery-w-a.onnx
     python -m models.train_gallery --data build/gallery-wide-train.npz build/gallery-train.npz \\
-        --test build/gallery-wide-heldout.npz --init build/gallery-a.pt --epochs 4 --lr 1e-3 --mottle 0.5
+        --test build/gallery-wide-heldout.npz --init build/gallery-w-a.pt --epochs 4 --lr 1e-3 --mottle 0.5 \\
+        --warp 0.5 --warp-reach 0.1
 
 Writes models/gallery.onnx. Needs the optional ``train`` extra (torch).
 """
