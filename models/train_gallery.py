@@ -38,6 +38,7 @@ except ModuleNotFoundError as missing:  # torch is for training only, never in t
 from torch import nn
 from torch.nn import functional as F
 
+from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
 from companion.vision.gallery_views import camera_look, mottle
@@ -145,15 +146,26 @@ def warp_field(size: int, rng: np.random.Generator, reach: float) -> tuple[np.nd
 
 
 def warp(
-    squares: np.ndarray, turns: np.ndarray, pictures: np.ndarray, rng: np.random.Generator, reach: float
+    squares: np.ndarray,
+    turns: np.ndarray,
+    pictures: np.ndarray,
+    rng: np.random.Generator,
+    reach: float,
+    kinds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One layout change over a style (``warp_field``), laid out on each upright picture and on
+    """A layout change over a style (``warp_field``), laid out on each upright picture and on
     each square as its tile lies (``turns`` quarter turns clockwise), so that a square and its
-    picture still show one print."""
+    picture still show one print. With ``kinds`` (each square's and each picture's tile, as
+    indices) each tile is laid out its own way, as an artist draws each tile of a box; without,
+    one way over the whole style."""
     size = pictures.shape[1]
-    map_x, map_y = warp_field(size, rng, reach)
+    square_kinds, picture_kinds = (
+        kinds if kinds is not None else (np.zeros(len(squares), int), np.zeros(len(pictures), int))
+    )
+    fields = {int(kind): warp_field(size, rng, reach) for kind in np.unique(picture_kinds)}
 
-    def upright(image: np.ndarray) -> np.ndarray:
+    def upright(image: np.ndarray, kind: int) -> np.ndarray:
+        map_x, map_y = fields[kind]
         return cv2.remap(
             np.ascontiguousarray(image, np.float32),
             map_x,
@@ -162,9 +174,12 @@ def warp(
             borderMode=cv2.BORDER_REPLICATE,
         )
 
-    warped_pictures = np.stack([upright(p) for p in pictures])
+    warped_pictures = np.stack([upright(p, int(k)) for p, k in zip(pictures, picture_kinds, strict=True)])
     warped_squares = np.stack(
-        [np.rot90(upright(np.rot90(s, k=int(q))), k=-int(q)) for s, q in zip(squares, turns, strict=True)]
+        [
+            np.rot90(upright(np.rot90(s, k=int(q)), int(kind)), k=-int(q))
+            for s, q, kind in zip(squares, turns, square_kinds, strict=True)
+        ]
     )
     return warped_squares, warped_pictures
 
@@ -250,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warp-reach", type=float, default=0.08, help="the largest shift of a warp, in tile widths"
     )
+    parser.add_argument(
+        "--warp-each-tile", action="store_true", help="lay each tile of a warped style out its own way"
+    )
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -259,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     positives = positive_table()
     # each cell-model class's quarter turns from upright (a symmetric tile: its first such way)
     turns_of_class = np.array([int(np.argmax(row)) % 4 for row in positives])
+    # each class's picture, and each picture's tile (the catalog lists the start tile twice: one tile)
+    entries = [entry.tile for entry in load_catalog().tiles]
+    tile_of_entry = np.array([entries.index(tile) for tile in entries])
+    tile_of_class = tile_of_entry[np.array([int(np.argmax(row)) // 4 for row in positives])]
     net = Matcher()
     if args.init:
         net.load_state_dict(torch.load(args.init))
@@ -276,8 +298,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.redraw > 0 and rng.random() < args.redraw:
                 squares, pictures = redraw([squares, pictures], rng)
             if args.warp > 0 and rng.random() < args.warp:
-                turns = turns_of_class[data.tiles[s][chosen]]
-                squares, pictures = warp(squares, turns, pictures, rng, args.warp_reach)
+                classes = data.tiles[s][chosen]
+                kinds = (tile_of_class[classes], tile_of_entry) if args.warp_each_tile else None
+                squares, pictures = warp(
+                    squares, turns_of_class[classes], pictures, rng, args.warp_reach, kinds
+                )
             squares = camera_look(mottle(squares, rng, args.mottle), rng)
             pictures = mottle(pictures, rng, args.mottle / 2)
             loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives)

@@ -129,6 +129,15 @@ def test_training_can_lay_a_style_out_another_way_the_same_for_a_square_as_it_li
     assert moved[:, 8:-8, 8:-8].mean() > 2.0  # the middle is laid out anew
     rim = np.concatenate([moved[:, 0, :], moved[:, -1, :], moved[:, :, 0], moved[:, :, -1]], axis=1)
     assert rim.mean() < 0.25 * moved[:, 8:-8, 8:-8].mean()  # where a side is met stays put
+    # each tile laid out its own way: a square still as its own picture, two tiles not alike
+    kinds = (np.repeat(np.arange(len(pictures)), 4), np.arange(len(pictures)))
+    warped_squares, each = warp(squares, turns, pictures, np.random.default_rng(2), 0.08, kinds)
+    assert np.allclose(warped_squares, turned_pictures(each), atol=1e-3)
+    twins = np.stack([pictures[0]] * 3)  # one tile printed three times: two tiles, then one
+    _, apart = warp(
+        twins[:1], turns[:1], twins, np.random.default_rng(3), 0.08, (np.zeros(1), np.array([0, 1, 0]))
+    )
+    assert not np.allclose(apart[0], apart[1], atol=1.0) and np.array_equal(apart[0], apart[2])
 
 
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
