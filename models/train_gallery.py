@@ -151,37 +151,44 @@ def warp(
     pictures: np.ndarray,
     rng: np.random.Generator,
     reach: float,
-    kinds: tuple[np.ndarray, np.ndarray] | None = None,
+    square_tiles: np.ndarray | None = None,
+    picture_tiles: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A layout change over a style (``warp_field``), laid out on each upright picture and on
     each square as its tile lies (``turns`` quarter turns clockwise), so that a square and its
-    picture still show one print. With ``kinds`` (each square's and each picture's tile, as
-    indices) each tile is laid out its own way, as an artist draws each tile of a box; without,
-    one way over the whole style."""
+    picture still show one print. Given each square's and each picture's tile (as indices),
+    each tile is laid out its own way, as an artist draws each tile of a box; else one way over
+    the whole style."""
     size = pictures.shape[1]
-    square_kinds, picture_kinds = (
-        kinds if kinds is not None else (np.zeros(len(squares), int), np.zeros(len(pictures), int))
-    )
-    fields = {int(kind): warp_field(size, rng, reach) for kind in np.unique(picture_kinds)}
+    assert squares.shape[1:3] == pictures.shape[1:3], "the maps are sized for the pictures"
+    if square_tiles is None or picture_tiles is None:
+        square_tiles, picture_tiles = np.zeros(len(squares), int), np.zeros(len(pictures), int)
+    fields = {int(tile): warp_field(size, rng, reach) for tile in np.unique(picture_tiles)}
 
-    def upright(image: np.ndarray, kind: int) -> np.ndarray:
-        map_x, map_y = fields[kind]
-        return cv2.remap(
-            np.ascontiguousarray(image, np.float32),
-            map_x,
-            map_y,
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+    def lay_out(upright: np.ndarray, tile: int) -> np.ndarray:
+        map_x, map_y = fields[tile]
+        image = np.ascontiguousarray(upright, np.float32)
+        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    warped_pictures = np.stack([upright(p, int(k)) for p, k in zip(pictures, picture_kinds, strict=True)])
+    warped_pictures = np.stack([lay_out(p, int(t)) for p, t in zip(pictures, picture_tiles, strict=True)])
     warped_squares = np.stack(
         [
-            np.rot90(upright(np.rot90(s, k=int(q)), int(kind)), k=-int(q))
-            for s, q, kind in zip(squares, turns, square_kinds, strict=True)
+            np.rot90(lay_out(np.rot90(s, k=int(q)), int(t)), k=-int(q))
+            for s, q, t in zip(squares, turns, square_tiles, strict=True)
         ]
     )
     return warped_squares, warped_pictures
+
+
+def class_layout(positives: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each cell-model class, its quarter turns from upright and its tile; and each catalog
+    entry's tile (the catalog lists the start tile twice: one tile). A tile that looks the same
+    turned is drawn the same (the renderers seed by the tile as it lies), so its square is its
+    picture at its first such way."""
+    entries = [entry.tile for entry in load_catalog().tiles]
+    tile_of_entry = np.array([entries.index(tile) for tile in entries])
+    first_way = np.argmax(positives, axis=1)  # candidates are type-major, 4 turns each
+    return first_way % 4, tile_of_entry[first_way // 4], tile_of_entry
 
 
 class StyleData:
@@ -263,24 +270,25 @@ def main(argv: list[str] | None = None) -> int:
         "--warp", type=float, default=0.0, help="share of steps whose style is laid out another way (warp)"
     )
     parser.add_argument(
-        "--warp-reach", type=float, default=0.08, help="the largest shift of a warp, in tile widths"
+        "--warp-reach",
+        type=float,
+        default=0.1,
+        help="the scale of a warp's shifts, in tile widths (cubic between its grid, a shift reaches about "
+        "1.2 times this along an axis)",
     )
     parser.add_argument(
         "--warp-each-tile", action="store_true", help="lay each tile of a warped style out its own way"
     )
     args = parser.parse_args(argv)
+    if args.warp_each_tile and args.warp <= 0:
+        parser.error("--warp-each-tile lays out the styles --warp warps: give --warp a share above 0")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     data = StyleData(args.data)
     test = StyleData([args.test]) if args.test else None
     positives = positive_table()
-    # each cell-model class's quarter turns from upright (a symmetric tile: its first such way)
-    turns_of_class = np.array([int(np.argmax(row)) % 4 for row in positives])
-    # each class's picture, and each picture's tile (the catalog lists the start tile twice: one tile)
-    entries = [entry.tile for entry in load_catalog().tiles]
-    tile_of_entry = np.array([entries.index(tile) for tile in entries])
-    tile_of_class = tile_of_entry[np.array([int(np.argmax(row)) // 4 for row in positives])]
+    turns_of_class, tile_of_class, tile_of_entry = class_layout(positives)
     net = Matcher()
     if args.init:
         net.load_state_dict(torch.load(args.init))
@@ -299,9 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                 squares, pictures = redraw([squares, pictures], rng)
             if args.warp > 0 and rng.random() < args.warp:
                 classes = data.tiles[s][chosen]
-                kinds = (tile_of_class[classes], tile_of_entry) if args.warp_each_tile else None
+                own = (tile_of_class[classes], tile_of_entry) if args.warp_each_tile else (None, None)
                 squares, pictures = warp(
-                    squares, turns_of_class[classes], pictures, rng, args.warp_reach, kinds
+                    squares, turns_of_class[classes], pictures, rng, args.warp_reach, *own
                 )
             squares = camera_look(mottle(squares, rng, args.mottle), rng)
             pictures = mottle(pictures, rng, args.mottle / 2)

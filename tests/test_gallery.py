@@ -515,7 +515,8 @@ def test_an_unfamiliar_tile_is_asked_about_with_the_gallery_s_likeliest_ways_as_
     )
     cell, turns, lying = link.game.legal_placements(kind)[0]
     # every type enrolled but one the rules allow there: a match then needs a near copy to be sure,
-    # and this other copy of the tile (its own stars and rocks) is not near enough to be one
+    # and this other copy of the tile (its own stars and rocks) is not near enough to be one (0.987
+    # with the likeness of session 35; copies 1-5 gave 0.987-0.993 against NEAR_COPY 0.99)
     missing = next(
         t
         for t in distinct_tiles()
@@ -527,7 +528,8 @@ def test_an_unfamiliar_tile_is_asked_about_with_the_gallery_s_likeliest_ways_as_
             tracker.learning.gallery.add(box_picture(tile), tile)
     misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
     window = window_of(box_picture(kind, variant=5), turns, off=(1, -1), seed=5)
-    assert tracker.learning.gallery.match(window).copy_score < NEAR_COPY  # what the test stands on
+    match = tracker.learning.gallery.match(window)
+    assert match is not None and match.copy_score < NEAR_COPY  # what the test stands on
     seen = reading_of(cell, window, misread)
     assert tracker.observe(Observation([seen])) == []
     (prompt,) = tracker.open_prompts()

@@ -130,14 +130,34 @@ def test_training_can_lay_a_style_out_another_way_the_same_for_a_square_as_it_li
     rim = np.concatenate([moved[:, 0, :], moved[:, -1, :], moved[:, :, 0], moved[:, :, -1]], axis=1)
     assert rim.mean() < 0.25 * moved[:, 8:-8, 8:-8].mean()  # where a side is met stays put
     # each tile laid out its own way: a square still as its own picture, two tiles not alike
-    kinds = (np.repeat(np.arange(len(pictures)), 4), np.arange(len(pictures)))
-    warped_squares, each = warp(squares, turns, pictures, np.random.default_rng(2), 0.08, kinds)
+    own = (np.repeat(np.arange(len(pictures)), 4), np.arange(len(pictures)))
+    warped_squares, each = warp(squares, turns, pictures, np.random.default_rng(2), 0.08, *own)
     assert np.allclose(warped_squares, turned_pictures(each), atol=1e-3)
     twins = np.stack([pictures[0]] * 3)  # one tile printed three times: two tiles, then one
     _, apart = warp(
-        twins[:1], turns[:1], twins, np.random.default_rng(3), 0.08, (np.zeros(1), np.array([0, 1, 0]))
+        twins[:1], turns[:1], twins, np.random.default_rng(3), 0.08, np.zeros(1), np.array([0, 1, 0])
     )
     assert not np.allclose(apart[0], apart[1], atol=1.0) and np.array_equal(apart[0], apart[2])
+
+
+def test_training_knows_how_each_class_lies_and_draws_a_whole_style_s_layout_from_one_field() -> None:
+    pytest.importorskip("torch")
+    from models.evaluate_gallery import positive_table
+    from models.train_gallery import class_layout, warp, warp_field
+
+    turns, tiles, tile_of_entry = class_layout(positive_table())
+    entries = [entry.tile for entry in load_catalog().tiles]
+    for index, label in enumerate(LABELS.classes):
+        if LABELS.is_tile(index):
+            assert entries[tiles[index]].rotated(int(turns[index])) == parse_tile(label)
+    start = [k for k, tile in enumerate(entries) if tile == entries[0]]
+    assert len(start) == 2 and len(set(tile_of_entry[start].tolist())) == 1  # the start tile, listed twice
+    # one style laid out one way draws one field, as the recipe without --warp-each-tile always did
+    a, b = np.random.default_rng(4), np.random.default_rng(4)
+    pictures = np.zeros((3, TILE_PX, TILE_PX, 3), np.float32)
+    warp(pictures[:2], np.zeros(2, int), pictures, a, 0.1)
+    warp_field(TILE_PX, b, 0.1)
+    assert a.random() == b.random()
 
 
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
