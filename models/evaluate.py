@@ -46,7 +46,7 @@ from companion.sim.art_box import BOX_STYLES
 from companion.sim.enrol_table import EnrolTable
 from companion.table.enrolment import Enrolment, EnrolmentCamera
 from companion.table.tracker import ACCEPT
-from companion.vision.gallery import Gallery
+from companion.vision.gallery import Gallery, GalleryMatch
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX, PX_PER_MM, TILE_PX
 from companion.vision.meeples import MeepleModel
@@ -265,9 +265,32 @@ def _game(
         "tiles_first_choice": result.tiles_first_choice,
         "tiles_in_choices": result.tiles_in_choices,
         "prompts": [p.code for p in result.prompts],
+        "gallery_reads": gallery_reads(result.tracker.learning.reads, result.link.game.board.tiles),
         "exact": result.exact,  # the whole record and the scores, with the person's answers
         "seconds": round(result.seconds, 1),
     }
+
+
+def gallery_reads(reads: dict[Cell, GalleryMatch], final: dict[Cell, Tile]) -> list[dict[str, Any]]:
+    """The gallery's last reading of each cell, with what the person's record says lies there at
+    the game's end: what its bars are weighed by (models/gallery_bars.py)."""
+    return [
+        {
+            "at": list(cell),
+            "tile": match.tile.to_json(),
+            "right": final.get(cell) == match.tile,
+            "sure": match.sure,
+            "score": match.score,
+            "runner_up": match.runner_up,
+            "layout_margin": match.layout_margin,
+            "colour_margin": match.colour_margin,
+            "copy_score": match.copy_score,
+            "copy_runner_up": match.copy_runner_up,
+            "unseen_rivals": match.unseen_rivals,
+            "whole_box": match.whole_box,
+        }
+        for cell, match in reads.items()
+    ]
 
 
 def evaluate_games(

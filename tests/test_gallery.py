@@ -256,6 +256,7 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
     # the gallery holds two answers, so other types the rules allow have no picture: a near copy
     match = tracker.learning.read(link.game, cell2, window2)
     assert match is not None and match.unseen_rivals and match.copy_score >= NEAR_COPY
+    assert tracker.learning.reads[cell2] == match  # kept for an evaluation to weigh its bars by
     added = tracker.observe(Observation([reading_of(cell2, window2, misread)]))
     assert [(e["player"], e["at"], e["tile"]) for e in added] == [("Ben", list(cell2), lying2.to_json())]
     assert added[0]["meta"]["read_by"] == "gallery"
@@ -290,8 +291,11 @@ def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp
     assert kept is not None and kept.tile == START
     # a new game: what the tracker knew of the last one is forgotten
     link.game = type(link.game)(setup)
+    assert tracker.learning.read(link.game, (0, 0), window_of(box_picture(START), seed=5)) is not None
+    assert list(tracker.learning.reads) == [(0, 0)]
     tracker.open_prompts()
     assert tracker.learning.art.familiar is None and tracker.learning.pending == {}
+    assert tracker.learning.reads == {}
 
 
 def test_the_start_tile_is_read_only_as_the_start_tile_turned_some_way() -> None:

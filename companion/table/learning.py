@@ -45,6 +45,8 @@ class TileLearning:
         self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
         self.art = ArtTrust(start_tile)
         self.pending: dict[Cell, Learnable] = {}
+        # the gallery's last reading of each cell this game: what an evaluation weighs its bars by
+        self.reads: dict[Cell, GalleryMatch] = {}
         self.problem: str | None = None  # why a picture could not be kept, if one could not
 
     def keep(
@@ -69,8 +71,9 @@ class TileLearning:
         """Add to the gallery every tile a person entered after the camera asked about it, or
         changed after the camera recorded it: the same print is then read, not asked about or
         misread, again. A tile changed again replaces its picture."""
-        if not engine.board.tiles and (self.pending or self.art.familiar is not None):
+        if not engine.board.tiles and (self.pending or self.reads or self.art.familiar is not None):
             self.pending.clear()  # a new game, perhaps of another box
+            self.reads.clear()
             self.art = ArtTrust(self._start_tile)
         for cell, seen in self.pending.items():
             tile = engine.board.tiles.get(cell)
@@ -102,6 +105,8 @@ class TileLearning:
         match = self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
         if match is not None and not self._ways <= self.gallery.ways():
             match = replace(match, whole_box=False)
+        if match is not None:
+            self.reads[cell] = match
         return match
 
     @property

@@ -70,6 +70,16 @@ LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is
 
 
 @dataclass(frozen=True)
+class AgreedBars:
+    """What the three ways of comparing must each reach for a match to be sure by agreeing."""
+
+    score: float = AGREED_SCORE  # the likeness
+    margin: float = AGREED_MARGIN  # the likeness above every other allowed way
+    layout: float = LAYOUT_MARGIN  # the grey picture above any tile of another structure
+    colour: float = 0.0  # the colours above any close rival's
+
+
+@dataclass(frozen=True)
 class GalleryMatch:
     tile: Tile  # the best-matching tile, as it lies in the window
     score: float  # the likeness of the window and the picture (its camera-like views), -1 to 1
@@ -95,6 +105,10 @@ class GalleryMatch:
 
     @property
     def sure(self) -> bool:
+        return self.sure_by(AgreedBars())
+
+    def sure_by(self, bars: AgreedBars) -> bool:
+        """Sure with other bars for the three ways agreeing: what models/gallery_bars.py weighs."""
         near_copy = self.copy_score >= NEAR_COPY and self.copy_score - self.copy_runner_up >= NEAR_COPY_MARGIN
         if near_copy:
             return True
@@ -104,10 +118,10 @@ class GalleryMatch:
         alone = self.score >= MATCH_SURE and margin >= MATCH_MARGIN
         agreed = (
             self.whole_box
-            and self.score >= AGREED_SCORE
-            and margin >= AGREED_MARGIN
-            and self.layout_margin >= LAYOUT_MARGIN
-            and self.colour_margin >= 0.0
+            and self.score >= bars.score
+            and margin >= bars.margin
+            and self.layout_margin >= bars.layout
+            and self.colour_margin >= bars.colour
         )
         return alone or agreed
 

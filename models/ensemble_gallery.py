@@ -1,0 +1,127 @@
+"""Join several gallery likenesses into one ONNX file whose likeness is the mean of theirs.
+
+    python -m models.ensemble_gallery models/gallery.onnx build/gallery-w15.onnx --out build/pair.onnx
+
+Each member turns a tile's square into a vector of unit length. The joined file gives every
+member's vector side by side, divided by the square root of their number: still of unit length,
+and the dot product of two such vectors is the mean of the members' likenesses. Two likenesses
+trained apart make different mistakes, so their mean is steadier than either (models/gallery.md,
+"Two likenesses' mean"). The joined file has the one input and output of a single likeness,
+so companion/vision/likeness.py and the gallery read it unchanged; only the vector is longer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import helper, numpy_helper
+
+INPUT = "squares"
+OUTPUT = "embedding"
+MEMBER = "member"  # the joined graph's names of each member's values begin so
+
+
+class NotJoinable(ValueError):
+    pass
+
+
+def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) -> None:
+    graph = model.graph
+    if [i.name for i in graph.input] != [INPUT] or [o.name for o in graph.output] != [OUTPUT]:
+        raise NotJoinable(f"model {index} does not read {INPUT} into {OUTPUT} alone: it is not a likeness")
+    subgraphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    if model.functions or any(a.type in subgraphs for n in graph.node for a in n.attribute):
+        raise NotJoinable(f"model {index} has subgraphs or functions, which this tool does not join")
+    names = [name for node in graph.node for name in node.output] + [i.name for i in graph.initializer]
+    if any(name.startswith(MEMBER) for name in names):
+        raise NotJoinable(f"model {index} is itself a joined model: join the likenesses it was made of")
+    if index > 1 and graph.input[0].SerializeToString() != first.graph.input[0].SerializeToString():
+        raise NotJoinable(f"model {index} reads squares of another size or type than model 1")
+    if index > 1 and list(model.opset_import) != list(first.opset_import):
+        raise NotJoinable(f"model {index}'s ONNX opsets are not model 1's")
+
+
+def _prefixed(name: str, prefix: str) -> str:
+    return name if name in ("", INPUT) else prefix + name
+
+
+def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
+    """One likeness: every member's vector side by side, over the square root of their number."""
+    if len(models) < 2:
+        raise NotJoinable("give two likenesses or more to join")
+    for index, model in enumerate(models, start=1):
+        _check_member(model, models[0], index)
+    joined = onnx.ModelProto()
+    joined.CopyFrom(models[0])
+    graph = joined.graph
+    del graph.node[:]
+    del graph.initializer[:]
+    for index, model in enumerate(models):
+        prefix = f"{MEMBER}{index}/"
+        for node in model.graph.node:
+            copy = onnx.NodeProto()
+            copy.CopyFrom(node)
+            copy.name = _prefixed(node.name, prefix)
+            copy.input[:] = [_prefixed(name, prefix) for name in node.input]
+            copy.output[:] = [_prefixed(name, prefix) for name in node.output]
+            graph.node.append(copy)
+        for initializer in model.graph.initializer:
+            copy_tensor = onnx.TensorProto()
+            copy_tensor.CopyFrom(initializer)
+            copy_tensor.name = _prefixed(initializer.name, prefix)
+            graph.initializer.append(copy_tensor)
+    scale = numpy_helper.from_array(np.array(1.0 / np.sqrt(len(models)), np.float32), f"{MEMBER}s/scale")
+    graph.initializer.append(scale)
+    side_by_side = f"{MEMBER}s/{OUTPUT}"
+    members = [f"{MEMBER}{index}/{OUTPUT}" for index in range(len(models))]
+    graph.node.append(
+        helper.make_node("Concat", members, [side_by_side], name=f"{side_by_side}/concat", axis=1)
+    )
+    graph.node.append(
+        helper.make_node("Mul", [side_by_side, scale.name], [OUTPUT], name=f"{side_by_side}/scale")
+    )
+    # the vector's length is the members' together: leave the output's second side unnamed
+    graph.output[0].type.tensor_type.shape.dim[1].Clear()
+    onnx.checker.check_model(joined)
+    return joined
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "models", nargs="+", help="gallery likeness ONNX files (models/gallery.onnx and the like)"
+    )
+    parser.add_argument("--out", required=True, help="the joined ONNX file")
+    args = parser.parse_args(argv)
+    paths = [Path(p) for p in args.models]
+    out = Path(args.out)
+    if out.resolve() in {p.resolve() for p in paths}:
+        parser.error(f"--out {out} is one of the models joined: write the joined file elsewhere")
+    if not out.parent.is_dir():
+        parser.error(f"--out {out}: the folder {out.parent} does not exist")
+    models = []
+    for path in paths:
+        try:
+            models.append(onnx.load(str(path)))
+        except (DecodeError, OSError) as error:
+            print(f"ensemble_gallery: {path} is not an ONNX file: {error}", file=sys.stderr)
+            return 2
+    try:
+        joined = join(models)
+    except (NotJoinable, onnx.checker.ValidationError) as error:
+        print(f"ensemble_gallery: {error}", file=sys.stderr)
+        return 2
+    onnx.save(joined, str(out))
+    print(f"ensemble_gallery: {len(paths)} likenesses joined into {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Weighing the gallery's bars on logged readings (models/gallery_bars.py): the readings
+models.evaluate logs come back as the matches they were, the shipped bars count them as the
+gallery did, and the grid's ceiling trades readings recorded for readings wrong."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from companion.games.starwars.catalog import load_catalog
+from companion.vision.gallery import AGREED_SCORE, LAYOUT_MARGIN, AgreedBars, GalleryMatch
+from models import gallery_bars
+from models.evaluate import gallery_reads
+
+TILES = [entry.tile for entry in load_catalog().tiles]
+
+
+def _report(tmp_path: Path) -> Path:
+    """One game of four readings: two sure and right by the shipped bars, one sure only with a
+    lower grey bar (right), one sure only with lower likeness bars (wrong)."""
+    sure = GalleryMatch(TILES[1], 0.8, 0.6, layout_margin=0.2, colour_margin=0.1)
+    reads = {
+        (0, 1): sure,
+        (0, 2): replace(sure, tile=TILES[2]),
+        (1, 0): replace(sure, tile=TILES[3], layout_margin=LAYOUT_MARGIN - 0.02),
+        (1, 1): replace(sure, tile=TILES[4], score=AGREED_SCORE - 0.05, runner_up=AGREED_SCORE - 0.15),
+    }
+    final = {(0, 1): TILES[1], (0, 2): TILES[2], (1, 0): TILES[3], (1, 1): TILES[5]}
+    logged = gallery_reads(reads, final)
+    path = tmp_path / "games.json"
+    path.write_text(json.dumps({"games": {"per_game": [{"seed": 1, "gallery_reads": logged}]}}))
+    return path
+
+
+def test_logged_readings_come_back_as_the_matches_the_gallery_made(tmp_path: Path) -> None:
+    reads = gallery_bars.reads_of(json.loads(_report(tmp_path).read_text()), "games.json")
+    assert [read.right for read in reads] == [True, True, True, False]
+    assert [read.match.tile for read in reads] == TILES[1:5]
+    assert gallery_bars.tally(reads, AgreedBars()) == (2, 0)
+    assert gallery_bars.tally(reads, AgreedBars(layout=LAYOUT_MARGIN - 0.03)) == (3, 0)
+    assert gallery_bars.tally(reads, AgreedBars(score=AGREED_SCORE - 0.1, layout=-1.0)) == (4, 1)
+
+
+def test_the_ceiling_is_the_most_readings_sure_at_each_count_wrong(tmp_path: Path) -> None:
+    reads = gallery_bars.reads_of(json.loads(_report(tmp_path).read_text()), "games.json")
+    best = gallery_bars.ceiling(reads, most_wrong=2)
+    assert best[0][0] == 3 and gallery_bars.tally(reads, best[0][1]) == (3, 0)
+    assert best[1][0] == 4 and best[2][0] == 4
+
+
+def test_the_tool_prints_the_shipped_figures_and_refuses_a_file_without_readings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert gallery_bars.main([str(_report(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "4 readings, the right tile first for 3" in out and "sure of 2, 0 of them wrong" in out
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"games": {"per_game": [{"seed": 9000}]}}))
+    assert gallery_bars.main([str(old)]) == 2
+    assert "game 9000 has no gallery_reads" in capsys.readouterr().err
+    (tmp_path / "cells.json").write_text(json.dumps({"cells": {}}))
+    assert gallery_bars.main([str(tmp_path / "cells.json")]) == 2
+    assert "holds no games" in capsys.readouterr().err
