@@ -27,13 +27,16 @@ MEMBER = "member"  # the joined graph's names of each member's values begin so
 
 
 class NotJoinable(ValueError):
-    pass
+    """Why the files given cannot be joined into one likeness."""
 
 
 def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) -> None:
     graph = model.graph
     if [i.name for i in graph.input] != [INPUT] or [o.name for o in graph.output] != [OUTPUT]:
         raise NotJoinable(f"model {index} does not read {INPUT} into {OUTPUT} alone: it is not a likeness")
+    output = graph.output[0].type.tensor_type
+    if output.elem_type != onnx.TensorProto.FLOAT or len(output.shape.dim) != 2:
+        raise NotJoinable(f"model {index}'s {OUTPUT} is not a float vector per square: it is not a likeness")
     subgraphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
     if model.functions or any(a.type in subgraphs for n in graph.node for a in n.attribute):
         raise NotJoinable(f"model {index} has subgraphs or functions, which this tool does not join")
@@ -61,6 +64,7 @@ def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
     graph = joined.graph
     del graph.node[:]
     del graph.initializer[:]
+    del graph.value_info[:]  # the first's inner shapes, under names the join prefixes
     for index, model in enumerate(models):
         prefix = f"{MEMBER}{index}/"
         for node in model.graph.node:
@@ -102,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.models]
     out = Path(args.out)
+    if len({p.resolve() for p in paths}) < len(paths):
+        parser.error("a likeness is given twice: its mean with itself is itself")
     if out.resolve() in {p.resolve() for p in paths}:
         parser.error(f"--out {out} is one of the models joined: write the joined file elsewhere")
     if not out.parent.is_dir():
@@ -109,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     models = []
     for path in paths:
         try:
-            models.append(onnx.load(str(path)))
+            models.append(onnx.load(str(path), format="protobuf"))  # whatever the file's name
         except (DecodeError, OSError) as error:
             print(f"ensemble_gallery: {path} is not an ONNX file: {error}", file=sys.stderr)
             return 2
@@ -124,4 +130,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -41,7 +41,7 @@ import numpy as np
 from companion.games.base import Cell
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
-from companion.games.starwars.tiles import Tile
+from companion.games.starwars.tiles import Tile, parse_tile
 from companion.sim.art_box import BOX_STYLES
 from companion.sim.enrol_table import EnrolTable
 from companion.table.enrolment import Enrolment, EnrolmentCamera
@@ -265,20 +265,22 @@ def _game(
         "tiles_first_choice": result.tiles_first_choice,
         "tiles_in_choices": result.tiles_in_choices,
         "prompts": [p.code for p in result.prompts],
-        "gallery_reads": gallery_reads(result.tracker.learning.reads, result.link.game.board.tiles),
+        "gallery_reads": gallery_reads(
+            result.tracker.learning.reads, {at: parse_tile(e["tile"]) for at, e in truth_tiles.items()}
+        ),
         "exact": result.exact,  # the whole record and the scores, with the person's answers
         "seconds": round(result.seconds, 1),
     }
 
 
-def gallery_reads(reads: dict[Cell, GalleryMatch], final: dict[Cell, Tile]) -> list[dict[str, Any]]:
-    """The gallery's last reading of each cell, with what the person's record says lies there at
-    the game's end: what its bars are weighed by (models/gallery_bars.py)."""
+def gallery_reads(reads: dict[Cell, GalleryMatch], truth: dict[Cell, Tile]) -> list[dict[str, Any]]:
+    """The gallery's last reading of each cell it decided, with whether the tile truly laid
+    there is the one it read: what its bars are weighed by (models/gallery_bars.py)."""
     return [
         {
             "at": list(cell),
             "tile": match.tile.to_json(),
-            "right": final.get(cell) == match.tile,
+            "right": truth.get(cell) == match.tile,
             "sure": match.sure,
             "score": match.score,
             "runner_up": match.runner_up,

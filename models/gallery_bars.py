@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.games.base import FormatError
 from companion.games.starwars.tiles import parse_tile
 from companion.vision.gallery import AgreedBars, GalleryMatch
 
@@ -36,6 +37,8 @@ GRID = {
 
 @dataclass(frozen=True)
 class Read:
+    """One logged reading: the match the gallery made, and whether its tile was truly there."""
+
     match: GalleryMatch
     right: bool
 
@@ -46,23 +49,28 @@ def reads_of(report: dict[str, Any], source: str) -> list[Read]:
         games = report["games"]["per_game"]
     except (KeyError, TypeError):
         raise ValueError(f"{source} holds no games: write it with models.evaluate --games N --out") from None
+    if not isinstance(games, list):
+        raise ValueError(f"{source}: its games are not a list")
     reads = []
-    for game in games:
-        if "gallery_reads" not in game:
-            raise ValueError(f"{source}: game {game.get('seed')} has no gallery_reads (an older evaluate?)")
-        for row in game["gallery_reads"]:
-            match = GalleryMatch(
-                parse_tile(row["tile"]),
-                score=row["score"],
-                runner_up=row["runner_up"],
-                unseen_rivals=row["unseen_rivals"],
-                layout_margin=row["layout_margin"],
-                colour_margin=row["colour_margin"],
-                whole_box=row["whole_box"],
-                copy_score=row["copy_score"],
-                copy_runner_up=row["copy_runner_up"],
-            )
-            reads.append(Read(match, bool(row["right"])))
+    for number, game in enumerate(games, start=1):
+        if not isinstance(game, dict) or "gallery_reads" not in game:
+            raise ValueError(f"{source}: game {number} has no gallery_reads (written by an older evaluate?)")
+        for row_number, row in enumerate(game["gallery_reads"], start=1):
+            try:
+                match = GalleryMatch(
+                    parse_tile(row["tile"]),
+                    score=float(row["score"]),
+                    runner_up=float(row["runner_up"]),
+                    unseen_rivals=bool(row["unseen_rivals"]),
+                    layout_margin=float(row["layout_margin"]),
+                    colour_margin=float(row["colour_margin"]),
+                    whole_box=bool(row["whole_box"]),
+                    copy_score=float(row["copy_score"]),
+                    copy_runner_up=float(row["copy_runner_up"]),
+                )
+                reads.append(Read(match, bool(row["right"])))
+            except (KeyError, TypeError, ValueError, FormatError) as error:
+                raise ValueError(f"{source}: game {number}, reading {row_number}: {error!r}") from None
     return reads
 
 
@@ -92,11 +100,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("reports", nargs="+", type=Path, help="models.evaluate --out files of whole games")
     parser.add_argument("--most-wrong", type=int, default=6, help="the counts of wrong readings reported")
     args = parser.parse_args(argv)
+    if args.most_wrong < 0:
+        parser.error("--most-wrong is a count of readings: 0 or more")
     reads: list[Read] = []
     for path in args.reports:
         try:
-            reads += reads_of(json.loads(path.read_text(encoding="utf-8")), str(path))
+            report = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
+            print(f"gallery_bars: {path}: {error}", file=sys.stderr)
+            return 2
+        try:
+            reads += reads_of(report, str(path))
+        except ValueError as error:
             print(f"gallery_bars: {error}", file=sys.stderr)
             return 2
     right_first = sum(read.right for read in reads)

@@ -26,7 +26,7 @@ WIDTH = 8  # the tiny likenesses' vector length
 
 
 def _tiny_likeness(
-    seed: int, *, output: str = "embedding", side: int = TILE_PX, opset: int = 17
+    seed: int, *, output: str = "embedding", side: int = TILE_PX, opset: int = 17, flat: bool = False
 ) -> ModelProto:
     """A model with the likeness's input and output: the flattened square times weights drawn
     from ``seed``, made of unit length."""
@@ -43,7 +43,7 @@ def _tiny_likeness(
         nodes,
         "likeness",
         [helper.make_tensor_value_info("squares", TensorProto.FLOAT, ["n", side, side, 3])],
-        [helper.make_tensor_value_info(output, TensorProto.FLOAT, ["n", WIDTH])],
+        [helper.make_tensor_value_info(output, TensorProto.FLOAT, ["n * w"] if flat else ["n", WIDTH])],
         [weights],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
@@ -70,6 +70,9 @@ def test_the_joined_likeness_is_the_mean_of_its_members_likenesses() -> None:
     # square 0 against the others: the joined likeness is the members' mean, not their sum
     mean = np.mean([v[1:] @ v[0] for v in alone], axis=0)
     np.testing.assert_allclose(joined[1:] @ joined[0], mean, atol=1e-5)
+    # the joined vector is as long as the members' together: its declared length is left open
+    side = ensemble_gallery.join(members).graph.output[0].type.tensor_type.shape.dim[1]
+    assert not side.HasField("dim_value") and not side.HasField("dim_param")
     assert not np.allclose(alone[0][1:] @ alone[0][0], mean, atol=1e-3)  # the members do differ
 
 
@@ -92,6 +95,7 @@ def test_the_runtime_reads_a_joined_file_as_it_reads_one_likeness(tmp_path: Path
         ([_tiny_likeness(1), _tiny_likeness(2, output="vector")], "not a likeness"),
         ([_tiny_likeness(1), _tiny_likeness(2, side=TILE_PX + 16)], "another size"),
         ([_tiny_likeness(1), _tiny_likeness(2, opset=18)], "opsets"),
+        ([_tiny_likeness(1), _tiny_likeness(2, flat=True)], "not a float vector per square"),
     ],
 )
 def test_what_cannot_be_joined_is_refused_with_a_reason(members: list[ModelProto], reason: str) -> None:
@@ -113,3 +117,19 @@ def test_a_joined_file_is_not_joined_again(tmp_path: Path, capsys: pytest.Captur
     )
     assert "junk.onnx is not an ONNX file" in capsys.readouterr().err
     assert not (tmp_path / "o.onnx").exists()
+
+
+def test_the_command_refuses_a_likeness_twice_or_an_out_that_would_overwrite_one(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.onnx", tmp_path / "b.json"  # a model file whatever its name
+    onnx.save(_tiny_likeness(1), str(a))
+    b.write_bytes(_tiny_likeness(2).SerializeToString())
+    for argv in (
+        [a, a, "--out", tmp_path / "o.onnx"],
+        [a, b, "--out", a],
+        [a, b, "--out", tmp_path / "no/o.onnx"],
+    ):
+        with pytest.raises(SystemExit) as refused:
+            ensemble_gallery.main([str(x) for x in argv])
+        assert refused.value.code == 2
+    assert ensemble_gallery.main([str(a), str(b), "--out", str(tmp_path / "o.onnx")]) == 0
+    assert (tmp_path / "o.onnx").is_file()

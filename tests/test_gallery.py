@@ -17,6 +17,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import FACTIONS, Tile
 from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.table.art import ASKED_LIMIT, ArtTrust
+from companion.table.learning import TileLearning
 from companion.table.links import EngineLink
 from companion.table.tracker import Tracker
 from companion.vision.colour_fit import colour_aligner, colour_fit
@@ -296,6 +297,25 @@ def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp
     tracker.open_prompts()
     assert tracker.learning.art.familiar is None and tracker.learning.pending == {}
     assert tracker.learning.reads == {}
+
+
+def test_the_gallery_s_own_readings_are_kept_for_the_game_and_forgotten_with_it() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    engine = EngineLink(setup).game
+    learning = TileLearning(Gallery(), START)
+    learning.gallery.add(box_picture(START), START)
+    window = window_of(box_picture(START), seed=8)
+    # a second opinion on the cell model's reading is not the gallery's to be weighed by
+    assert learning.read(engine, (0, 0), window, second_opinion=True) is not None  # type: ignore[arg-type]
+    assert learning.reads == {}
+    match = learning.read(engine, (0, 0), window)  # type: ignore[arg-type]
+    assert match is not None and learning.reads == {(0, 0): match}
+    learning.forget((0, 0))  # the tile was taken away
+    assert learning.reads == {}
+    learning.read(engine, (0, 0), window)  # type: ignore[arg-type]
+    assert learning.pending == {} and learning.art.familiar is None
+    learning.learn(engine)  # type: ignore[arg-type]  # the board is bare: a new game
+    assert learning.reads == {}
 
 
 def test_the_start_tile_is_read_only_as_the_start_tile_turned_some_way() -> None:

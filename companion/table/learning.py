@@ -45,7 +45,8 @@ class TileLearning:
         self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
         self.art = ArtTrust(start_tile)
         self.pending: dict[Cell, Learnable] = {}
-        # the gallery's last reading of each cell this game: what an evaluation weighs its bars by
+        # the gallery's last reading of each cell this game that it decided (not a second opinion
+        # on the cell model's): what an evaluation weighs its bars by (models/gallery_bars.py)
         self.reads: dict[Cell, GalleryMatch] = {}
         self.problem: str | None = None  # why a picture could not be kept, if one could not
 
@@ -66,6 +67,7 @@ class TileLearning:
     def forget(self, cell: Cell) -> None:
         """The window kept for ``cell`` no longer shows what will lie there."""
         self.pending.pop(cell, None)
+        self.reads.pop(cell, None)
 
     def learn(self, engine: StarWarsGame) -> None:
         """Add to the gallery every tile a person entered after the camera asked about it, or
@@ -87,8 +89,11 @@ class TileLearning:
             except (OSError, ValueError) as error:  # the game goes on; the picture is not kept
                 self.problem = f"the gallery could not keep a picture: {error}"
 
-    def read(self, engine: StarWarsGame, cell: Cell, window: np.ndarray | None) -> GalleryMatch | None:
-        """The gallery's reading of a new tile, among the ways it may lie there by the rules."""
+    def read(
+        self, engine: StarWarsGame, cell: Cell, window: np.ndarray | None, second_opinion: bool = False
+    ) -> GalleryMatch | None:
+        """The gallery's reading of a new tile, among the ways it may lie there by the rules;
+        ``second_opinion`` when the cell model decides and the gallery only checks it."""
         if window is None or not len(self.gallery):
             return None
         if engine.phase is Phase.START:  # the start tile is known; only how it lies is read
@@ -105,7 +110,7 @@ class TileLearning:
         match = self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
         if match is not None and not self._ways <= self.gallery.ways():
             match = replace(match, whole_box=False)
-        if match is not None:
+        if match is not None and not second_opinion:
             self.reads[cell] = match
         return match
 

@@ -290,7 +290,7 @@ class Tracker(MeepleEvents):
             )
             return []
         if best_legal[1] is not None and best_legal[0] >= ACCEPT:
-            learnt = self.learning.read(engine, cell, reading.window)
+            learnt = self.learning.read(engine, cell, reading.window, second_opinion=True)
             if learnt is not None and learnt.sure and learnt.tile != best_legal[1]:
                 self._prompt(
                     "unsure-tile",
