@@ -21,17 +21,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper
+
+from models.onnx_join import MEMBER, NotJoinable, checked_copy, copy_prefixed, load_members, refuse_unjoinable
 
 READER_OUTPUTS = ("read_probs", "read_boxes")
 FINDER_OUTPUT = "maps"
 SHARED_INPUT = "crops"
-MEMBER = "member"  # the joined graph's names of each member's reader values begin so
-
-
-class NotJoinable(ValueError):
-    pass
 
 
 def _producers(graph: onnx.GraphProto) -> dict[str, onnx.NodeProto]:
@@ -91,12 +87,7 @@ def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) ->
         raise NotJoinable(
             f"model {index} lacks the dice outputs {FINDER_OUTPUT}, {', '.join(READER_OUTPUTS)}"
         )
-    subgraphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-    if model.functions or any(a.type in subgraphs for n in graph.node for a in n.attribute):
-        raise NotJoinable(f"model {index} has subgraphs or functions, which this tool does not join")
-    names = [name for node in graph.node for name in node.output] + [i.name for i in graph.initializer]
-    if any(name.startswith(MEMBER) for name in names):
-        raise NotJoinable(f"model {index} is itself a joined model: join the readers it was made of instead")
+    refuse_unjoinable(model, index, "readers")
     _, needed = _needed(graph, READER_OUTPUTS)
     read = ", ".join(sorted({i.name for i in graph.input} & needed)) or "no input"
     if read != SHARED_INPUT:
@@ -117,18 +108,9 @@ def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) ->
         )
 
 
-def _prefixed(name: str, prefix: str) -> str:
-    return name if name in ("", SHARED_INPUT) else prefix + name
-
-
 def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
     """One model: the first's finder, and as reader the mean of all the models' readers."""
-    if len(models) < 2:
-        raise NotJoinable("give two dice models or more to join")
-    for index, model in enumerate(models, start=1):
-        _check_member(model, models[0], index)
-    joined = onnx.ModelProto()
-    joined.CopyFrom(models[0])
+    joined = checked_copy(models, _check_member, "dice models")
     graph = joined.graph
     # the first model's reader outputs become inner values of the joined graph
     first = {name: f"{MEMBER}0/{name}" for name in READER_OUTPUTS}
@@ -136,21 +118,9 @@ def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
         node.output[:] = [first.get(name, name) for name in node.output]
         node.input[:] = [first.get(name, name) for name in node.input]
     for index, model in enumerate(models[1:], start=1):
-        prefix = f"{MEMBER}{index}/"
         nodes, names = _needed(model.graph, READER_OUTPUTS)
-        for node in nodes:
-            copy = onnx.NodeProto()
-            copy.CopyFrom(node)
-            copy.name = _prefixed(node.name, prefix)
-            copy.input[:] = [_prefixed(name, prefix) for name in node.input]
-            copy.output[:] = [_prefixed(name, prefix) for name in node.output]
-            graph.node.append(copy)
-        for initializer in model.graph.initializer:
-            if initializer.name in names:
-                copy = onnx.TensorProto()
-                copy.CopyFrom(initializer)
-                copy.name = _prefixed(initializer.name, prefix)
-                graph.initializer.append(copy)
+        weights = [i for i in model.graph.initializer if i.name in names]
+        copy_prefixed(graph, nodes, weights, f"{MEMBER}{index}/", [SHARED_INPUT])
     share = numpy_helper.from_array(np.array(1.0 / len(models), np.float32), f"{MEMBER}s/share")
     graph.initializer.append(share)
     for output in READER_OUTPUTS:
@@ -195,15 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-    models = []
-    for path in paths:
-        try:
-            models.append(onnx.load(str(path)))
-        except (DecodeError, OSError) as error:
-            print(f"ensemble_dice: {path} is not an ONNX file: {error}", file=sys.stderr)
-            return 2
     try:
-        joined = join(models)
+        joined = join(load_members(paths))
     except (NotJoinable, onnx.checker.ValidationError) as error:
         print(f"ensemble_dice: {error}", file=sys.stderr)
         return 2

@@ -18,16 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper
+
+from models.onnx_join import MEMBER, NotJoinable, checked_copy, copy_prefixed, load_members, refuse_unjoinable
 
 INPUT = "squares"
 OUTPUT = "embedding"
-MEMBER = "member"  # the joined graph's names of each member's values begin so
-
-
-class NotJoinable(ValueError):
-    """Why the files given cannot be joined into one likeness."""
 
 
 def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) -> None:
@@ -37,48 +33,22 @@ def _check_member(model: onnx.ModelProto, first: onnx.ModelProto, index: int) ->
     output = graph.output[0].type.tensor_type
     if output.elem_type != onnx.TensorProto.FLOAT or len(output.shape.dim) != 2:
         raise NotJoinable(f"model {index}'s {OUTPUT} is not a float vector per square: it is not a likeness")
-    subgraphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-    if model.functions or any(a.type in subgraphs for n in graph.node for a in n.attribute):
-        raise NotJoinable(f"model {index} has subgraphs or functions, which this tool does not join")
-    names = [name for node in graph.node for name in node.output] + [i.name for i in graph.initializer]
-    if any(name.startswith(MEMBER) for name in names):
-        raise NotJoinable(f"model {index} is itself a joined model: join the likenesses it was made of")
+    refuse_unjoinable(model, index, "likenesses")
     if index > 1 and graph.input[0].SerializeToString() != first.graph.input[0].SerializeToString():
         raise NotJoinable(f"model {index} reads squares of another size or type than model 1")
     if index > 1 and list(model.opset_import) != list(first.opset_import):
         raise NotJoinable(f"model {index}'s ONNX opsets are not model 1's")
 
 
-def _prefixed(name: str, prefix: str) -> str:
-    return name if name in ("", INPUT) else prefix + name
-
-
 def join(models: list[onnx.ModelProto]) -> onnx.ModelProto:
     """One likeness: every member's vector side by side, over the square root of their number."""
-    if len(models) < 2:
-        raise NotJoinable("give two likenesses or more to join")
-    for index, model in enumerate(models, start=1):
-        _check_member(model, models[0], index)
-    joined = onnx.ModelProto()
-    joined.CopyFrom(models[0])
+    joined = checked_copy(models, _check_member, "likenesses")
     graph = joined.graph
     del graph.node[:]
     del graph.initializer[:]
     del graph.value_info[:]  # the first's inner shapes, under names the join prefixes
     for index, model in enumerate(models):
-        prefix = f"{MEMBER}{index}/"
-        for node in model.graph.node:
-            copy = onnx.NodeProto()
-            copy.CopyFrom(node)
-            copy.name = _prefixed(node.name, prefix)
-            copy.input[:] = [_prefixed(name, prefix) for name in node.input]
-            copy.output[:] = [_prefixed(name, prefix) for name in node.output]
-            graph.node.append(copy)
-        for initializer in model.graph.initializer:
-            copy_tensor = onnx.TensorProto()
-            copy_tensor.CopyFrom(initializer)
-            copy_tensor.name = _prefixed(initializer.name, prefix)
-            graph.initializer.append(copy_tensor)
+        copy_prefixed(graph, model.graph.node, model.graph.initializer, f"{MEMBER}{index}/", [INPUT])
     scale = numpy_helper.from_array(np.array(1.0 / np.sqrt(len(models)), np.float32), f"{MEMBER}s/scale")
     graph.initializer.append(scale)
     side_by_side = f"{MEMBER}s/{OUTPUT}"
@@ -112,15 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--out {out} is one of the models joined: write the joined file elsewhere")
     if not out.parent.is_dir():
         parser.error(f"--out {out}: the folder {out.parent} does not exist")
-    models = []
-    for path in paths:
-        try:
-            models.append(onnx.load(str(path), format="protobuf"))  # whatever the file's name
-        except (DecodeError, OSError) as error:
-            print(f"ensemble_gallery: {path} is not an ONNX file: {error}", file=sys.stderr)
-            return 2
     try:
-        joined = join(models)
+        joined = join(load_members(paths))
     except (NotJoinable, onnx.checker.ValidationError) as error:
         print(f"ensemble_gallery: {error}", file=sys.stderr)
         return 2
