@@ -58,6 +58,7 @@ from models.cell_data import (
     WIDE_HELD_OUT_CAMERAS,
     WIDE_HELD_OUT_STYLES,
 )
+from models.gallery_bars import logged
 from models.gallery_data import enrolment_pictures
 
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
@@ -277,21 +278,7 @@ def gallery_reads(reads: dict[Cell, GalleryMatch], truth: dict[Cell, Tile]) -> l
     """The gallery's last reading of each cell it decided, with whether the tile truly laid
     there is the one it read: what its bars are weighed by (models/gallery_bars.py)."""
     return [
-        {
-            "at": list(cell),
-            "tile": match.tile.to_json(),
-            "right": truth.get(cell) == match.tile,
-            "sure": match.sure,
-            "score": match.score,
-            "runner_up": match.runner_up,
-            "layout_margin": match.layout_margin,
-            "colour_margin": match.colour_margin,
-            "copy_score": match.copy_score,
-            "copy_runner_up": match.copy_runner_up,
-            "unseen_rivals": match.unseen_rivals,
-            "whole_box": match.whole_box,
-        }
-        for cell, match in reads.items()
+        {"at": list(cell), **logged(match, truth.get(cell) == match.tile)} for cell, match in reads.items()
     ]
 
 

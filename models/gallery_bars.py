@@ -3,13 +3,14 @@
     python -m models.evaluate --games 40 --wide-art --enroll --fix --out build/dev-games.json
     python -m models.gallery_bars build/dev-games.json
 
-models.evaluate keeps the gallery's last reading of each cell of each game, with what the
-person's record says lies there at the end. This counts how many of them the shipped bars are
-sure of, and how many of those are wrong; then, over a grid of the four bars of the three ways
-of comparing agreeing (``gallery.AgreedBars``), the most readings any bars of the grid are sure
-of at each count of wrong ones. The grid is scored on the very readings it is chosen on, so
-those figures are a ceiling on what other bars could do for this likeness, not a promise: a
-reading the shipped bars asked about was answered, and the gallery learnt from the answer.
+models.evaluate keeps the gallery's last reading of each cell it decided in each game, with
+whether the tile truly laid there is the one it read (``logged``). This counts how many of
+them the shipped bars are sure of, and how many of those are wrong; then, over a grid of the
+four bars of the three ways of comparing agreeing (``gallery.AgreedBars``), the most readings
+any bars of the grid are sure of at each count of wrong ones. The grid is scored on the very
+readings it is chosen on, so those figures are a ceiling on what other bars could do for this
+likeness, not a promise: a reading the shipped bars asked about was answered, and the gallery
+learnt from the answer.
 """
 
 from __future__ import annotations
@@ -34,6 +35,31 @@ GRID = {
     "colour": (-1.0, -0.05, 0.0, 0.02, 0.05),
 }
 
+# the match's measures a logged reading keeps, each with its type
+MEASURES: dict[str, type] = {
+    "score": float,
+    "runner_up": float,
+    "unseen_rivals": bool,
+    "layout_margin": float,
+    "colour_margin": float,
+    "whole_box": bool,
+    "copy_score": float,
+    "copy_runner_up": float,
+}
+
+
+def logged(match: GalleryMatch, right: bool) -> dict[str, Any]:
+    """A reading as models.evaluate logs it: the tile read, whether it was truly there, whether
+    the shipped bars were sure of it, and the measures they weighed."""
+    measures = {name: getattr(match, name) for name in MEASURES}
+    return {"tile": match.tile.to_json(), "right": right, "sure": match.sure, **measures}
+
+
+def match_of(row: dict[str, Any]) -> GalleryMatch:
+    """The match a logged reading was."""
+    measures = {name: kind(row[name]) for name, kind in MEASURES.items()}
+    return GalleryMatch(parse_tile(row["tile"]), **measures)
+
 
 @dataclass(frozen=True)
 class Read:
@@ -57,18 +83,7 @@ def reads_of(report: dict[str, Any], source: str) -> list[Read]:
             raise ValueError(f"{source}: game {number} has no gallery_reads (written by an older evaluate?)")
         for row_number, row in enumerate(game["gallery_reads"], start=1):
             try:
-                match = GalleryMatch(
-                    parse_tile(row["tile"]),
-                    score=float(row["score"]),
-                    runner_up=float(row["runner_up"]),
-                    unseen_rivals=bool(row["unseen_rivals"]),
-                    layout_margin=float(row["layout_margin"]),
-                    colour_margin=float(row["colour_margin"]),
-                    whole_box=bool(row["whole_box"]),
-                    copy_score=float(row["copy_score"]),
-                    copy_runner_up=float(row["copy_runner_up"]),
-                )
-                reads.append(Read(match, bool(row["right"])))
+                reads.append(Read(match_of(row), bool(row["right"])))
             except (KeyError, TypeError, ValueError, FormatError) as error:
                 raise ValueError(f"{source}: game {number}, reading {row_number}: {error!r}") from None
     return reads

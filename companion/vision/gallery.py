@@ -79,6 +79,9 @@ class AgreedBars:
     colour: float = 0.0  # the colours above any close rival's
 
 
+SHIPPED_BARS = AgreedBars()
+
+
 @dataclass(frozen=True)
 class GalleryMatch:
     tile: Tile  # the best-matching tile, as it lies in the window
@@ -105,7 +108,7 @@ class GalleryMatch:
 
     @property
     def sure(self) -> bool:
-        return self.sure_by(AgreedBars())
+        return self.sure_by(SHIPPED_BARS)
 
     def sure_by(self, bars: AgreedBars) -> bool:
         """Sure with other bars for the three ways agreeing: what models/gallery_bars.py weighs."""
