@@ -25,6 +25,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, SIDES, Feature, Tile
 from companion.sim.art_box import BOX_STYLES
+from companion.sim.art_invented import INVENTED_STYLES
 from companion.sim.art_wide import WIDE_STYLES
 from companion.sim.render import Camera, PlacedMeeple, PlacedTile, Renderer, Scene
 from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, UNKNOWN, TileLabels, meeple_class
@@ -45,6 +46,9 @@ WIDE_TRAIN_STYLES = range(WIDE_STYLES.start, WIDE_STYLES.start + 100_000)
 WIDE_HELD_OUT_STYLES = range(WIDE_STYLES.start + 100_000, WIDE_STYLES.stop)
 WIDE_TRAIN_CAMERAS = range(100_000, 200_000)
 WIDE_HELD_OUT_CAMERAS = range(200_000, 300_000)
+# The fourth family (companion/sim/art_invented.py), each style inventing its own emblems: drawn
+# for the gallery's likeness to train on, so it has no held-out part.
+INVENTED_TRAIN_CAMERAS = range(300_000, 400_000)
 # The second family (companion/sim/art_box.py) stands in for a user's box: only ever a test.
 BOX_ART_CAMERAS = range(800_000, 900_000)
 
@@ -68,6 +72,7 @@ SPLITS = {
         Split("calibration", "calibration", CALIBRATION_STYLES, CALIBRATION_CAMERAS),
         Split("wide-train", "wide-train", WIDE_TRAIN_STYLES, WIDE_TRAIN_CAMERAS),
         Split("wide-held-out", "wide-held-out", WIDE_HELD_OUT_STYLES, WIDE_HELD_OUT_CAMERAS),
+        Split("invented-train", "invented-train", INVENTED_STYLES, INVENTED_TRAIN_CAMERAS),
     )
 }
 # Test only: kept out of SPLITS, which is what the training scripts may draw from; a data file
@@ -282,6 +287,11 @@ def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
         action="store_true",
         help="draw the third family of art (companion/sim/art_wide.py): its training or held-out styles",
     )
+    parser.add_argument(
+        "--invented",
+        action="store_true",
+        help="draw the fourth family of art (companion/sim/art_invented.py): training styles only",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", required=True)
@@ -290,7 +300,11 @@ def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
 
 def split_of(args: argparse.Namespace) -> str:
     """The split the options name: ``--wide`` turns the training and held-out splits into the
-    third family's."""
+    third family's; ``--invented`` names the fourth family's training styles."""
+    if args.invented:
+        if args.wide or args.split != "train":
+            raise SystemExit("--invented has training styles only: give it without --wide or another split")
+        return "invented-train"
     if not args.wide:
         return str(args.split)
     if args.split not in ("train", "held-out"):

@@ -12,6 +12,7 @@ import json
 import math
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -218,6 +219,18 @@ def draw_faction_mark(
 def tile_key(tile: Tile) -> int:
     """A stable number for a tile's structure (Python's own hash changes between runs)."""
     return zlib.crc32(json.dumps(tile.to_json(), sort_keys=True).encode())
+
+
+def as_turned_print(tile: Tile, draw_upright: Callable[[Tile], np.ndarray]) -> np.ndarray:
+    """The tile as it lies, drawn as its print turned, as on a table: ``draw_upright`` draws the
+    tile in the one way of lying taken as upright (the least ``tile_key``), and the picture is
+    turned from there."""
+    turns = {tile_key(tile.rotated(-q)): q for q in range(4)}
+    upright = min(turns)
+    quarter_turns = turns[upright]
+    picture = draw_upright(tile.rotated(-quarter_turns))
+    # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) turns a tile
+    return np.ascontiguousarray(np.rot90(picture, k=-quarter_turns))
 
 
 def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> np.ndarray:

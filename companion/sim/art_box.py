@@ -20,7 +20,16 @@ import cv2
 import numpy as np
 
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, Tile
-from companion.sim.art import BGR, SIDE_ALONG, SIDE_IN, SIDE_MID, SUPERSAMPLE, tile_key, unit_point
+from companion.sim.art import (
+    BGR,
+    SIDE_ALONG,
+    SIDE_IN,
+    SIDE_MID,
+    SUPERSAMPLE,
+    as_turned_print,
+    tile_key,
+    unit_point,
+)
 
 BOX_STYLES = range(1_000_000, 1_000_100)  # no data script draws from these
 
@@ -240,12 +249,7 @@ def _symbol_place(feature_kind: str, sides: tuple[int, ...]) -> tuple[float, flo
 def draw_box_tile(tile: Tile, style: BoxStyle, size_px: int, variant: int = 0) -> np.ndarray:
     """The tile as it lies, ``size_px`` square, BGR, in the second family of art. A tile turned
     is its print turned, as on a table: each copy is drawn once, upright, and turned to lie."""
-    turns = {tile_key(tile.rotated(-q)): q for q in range(4)}
-    upright = min(turns)
-    quarter_turns = turns[upright]
-    picture = _draw_upright(tile.rotated(-quarter_turns), style, size_px, variant)
-    # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) turns a tile
-    return np.ascontiguousarray(np.rot90(picture, k=-quarter_turns))
+    return as_turned_print(tile, lambda upright: _draw_upright(upright, style, size_px, variant))
 
 
 def _draw_upright(tile: Tile, style: BoxStyle, size_px: int, variant: int) -> np.ndarray:

@@ -19,6 +19,7 @@ from companion.games.base import Cell
 from companion.games.starwars.tiles import Tile
 from companion.sim.art import PLAYER_BGR, TileStyle, draw_meeple, draw_tile, spot_point
 from companion.sim.art_box import BoxStyle, draw_box_tile, is_box_style
+from companion.sim.art_invented import InventedStyle, draw_invented_tile, is_invented_style
 from companion.sim.art_wide import WideStyle, draw_wide_tile, is_wide_style
 from companion.vision.mat import QUIET_ZONE_MM, STANDARD_MAT, TILE_MM, MatSpec
 
@@ -184,6 +185,8 @@ def tile_picture(tile: Tile, style: int, size_px: int, variant: int = 0) -> np.n
         return draw_box_tile(tile, BoxStyle.from_seed(style), size_px, variant)
     if is_wide_style(style):
         return draw_wide_tile(tile, WideStyle.from_seed(style), size_px, variant)
+    if is_invented_style(style):
+        return draw_invented_tile(tile, InventedStyle.from_seed(style), size_px, variant)
     return draw_tile(tile, TileStyle.from_seed(style), size_px, variant)
 
 
