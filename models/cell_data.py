@@ -46,9 +46,12 @@ WIDE_TRAIN_STYLES = range(WIDE_STYLES.start, WIDE_STYLES.start + 100_000)
 WIDE_HELD_OUT_STYLES = range(WIDE_STYLES.start + 100_000, WIDE_STYLES.stop)
 WIDE_TRAIN_CAMERAS = range(100_000, 200_000)
 WIDE_HELD_OUT_CAMERAS = range(200_000, 300_000)
-# The fourth family (companion/sim/art_invented.py), each style inventing its own emblems: drawn
-# for the gallery's likeness to train on, so it has no held-out part.
+# The fourth family (companion/sim/art_invented.py), each style inventing its own emblems: a part
+# to train the gallery's likeness on and a held-out part, each with its own cameras.
+INVENTED_TRAIN_STYLES = range(INVENTED_STYLES.start, INVENTED_STYLES.start + 50_000)
+INVENTED_HELD_OUT_STYLES = range(INVENTED_STYLES.start + 50_000, INVENTED_STYLES.stop)
 INVENTED_TRAIN_CAMERAS = range(300_000, 400_000)
+INVENTED_HELD_OUT_CAMERAS = range(400_000, 500_000)
 # The second family (companion/sim/art_box.py) stands in for a user's box: only ever a test.
 BOX_ART_CAMERAS = range(800_000, 900_000)
 
@@ -72,7 +75,8 @@ SPLITS = {
         Split("calibration", "calibration", CALIBRATION_STYLES, CALIBRATION_CAMERAS),
         Split("wide-train", "wide-train", WIDE_TRAIN_STYLES, WIDE_TRAIN_CAMERAS),
         Split("wide-held-out", "wide-held-out", WIDE_HELD_OUT_STYLES, WIDE_HELD_OUT_CAMERAS),
-        Split("invented-train", "invented-train", INVENTED_STYLES, INVENTED_TRAIN_CAMERAS),
+        Split("invented-train", "invented-train", INVENTED_TRAIN_STYLES, INVENTED_TRAIN_CAMERAS),
+        Split("invented-held-out", "invented-held-out", INVENTED_HELD_OUT_STYLES, INVENTED_HELD_OUT_CAMERAS),
     )
 }
 # Test only: kept out of SPLITS, which is what the training scripts may draw from; a data file
@@ -290,7 +294,7 @@ def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
     parser.add_argument(
         "--invented",
         action="store_true",
-        help="draw the fourth family of art (companion/sim/art_invented.py): training styles only",
+        help="draw the fourth family of art (companion/sim/art_invented.py): its training or held-out styles",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
@@ -300,16 +304,15 @@ def data_parser(doc: str | None, frames: int) -> argparse.ArgumentParser:
 
 def split_of(args: argparse.Namespace) -> str:
     """The split the options name: ``--wide`` turns the training and held-out splits into the
-    third family's; ``--invented`` names the fourth family's training styles."""
-    if args.invented:
-        if args.wide or args.split != "train":
-            raise SystemExit("--invented has training styles only: give it without --wide or another split")
-        return "invented-train"
-    if not args.wide:
+    third family's, ``--invented`` into the fourth's."""
+    if args.wide and args.invented:
+        raise SystemExit("--wide or --invented, not both")
+    family = "wide" if args.wide else "invented" if args.invented else None
+    if family is None:
         return str(args.split)
     if args.split not in ("train", "held-out"):
-        raise SystemExit(f"--wide has no {args.split} split")
-    return f"wide-{args.split}"
+        raise SystemExit(f"--{family} has no {args.split} split")
+    return f"{family}-{args.split}"
 
 
 def write_data(out: str, data: dict[str, np.ndarray], what: str) -> None:

@@ -22,7 +22,9 @@ recorded wrong, so that one mistake does not end the reading of a game; the came
 still count. ``--enrol-tables N`` lays a box out for enrolment on N tables in each art and counts
 how often the enrolment page shows it whole. ``--wide-art``
 draws them in held-out styles of the third family, which the shipped cell model was not trained
-on either: art to develop readers of unseen art on, keeping the box art a test.
+on either: art to develop readers of unseen art on, keeping the box art a test. ``--invented-art``
+draws them in held-out styles of the fourth family, which no shipped model was trained on, and
+whose emblems no model saw (each style invents its own).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from companion.vision.reader import DEFAULT_MODEL, CellModel
 from models.cell_data import (
     HELD_OUT_CAMERAS,
     HELD_OUT_STYLES,
+    INVENTED_HELD_OUT_CAMERAS,
+    INVENTED_HELD_OUT_STYLES,
     MARGIN,
     WIDE_HELD_OUT_CAMERAS,
     WIDE_HELD_OUT_STYLES,
@@ -205,6 +209,7 @@ ARTS = {
     "trained": (HELD_OUT_STYLES, HELD_OUT_CAMERAS),
     "box": (BOX_STYLES, HELD_OUT_CAMERAS),
     "wide": (WIDE_HELD_OUT_STYLES, WIDE_HELD_OUT_CAMERAS),
+    "invented": (INVENTED_HELD_OUT_STYLES, INVENTED_HELD_OUT_CAMERAS),
 }
 
 
@@ -334,9 +339,12 @@ def evaluate_games(
 
 
 def art_of(args: argparse.Namespace) -> str:
-    if args.box_art and args.wide_art:
-        raise SystemExit("evaluate: --box-art or --wide-art, not both")
-    return "box" if args.box_art else "wide" if args.wide_art else "trained"
+    flags = {"box": args.box_art, "wide": args.wide_art, "invented": args.invented_art}
+    chosen = [art for art, given in flags.items() if given]
+    if len(chosen) > 1:
+        named = " and ".join(f"--{art}-art" for art in chosen)
+        raise SystemExit(f"evaluate: one of --box-art, --wide-art and --invented-art, not {named}")
+    return chosen[0] if chosen else "trained"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -361,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         "--wide-art",
         action="store_true",
         help="draw them in held-out styles of the third family, which the shipped cell model never saw",
+    )
+    parser.add_argument(
+        "--invented-art",
+        action="store_true",
+        help="draw them in held-out styles of the fourth family, whose emblems, sprites and route marks "
+        "no shipped model saw",
     )
     parser.add_argument(
         "--enroll",

@@ -7,14 +7,18 @@ import pytest
 
 from companion.games.starwars.catalog import load_catalog
 from companion.sim.art_box import is_box_style
+from companion.sim.art_invented import is_invented_style
 from companion.sim.art_wide import is_wide_style
 from companion.sim.enrol_table import EnrolTable
+from models.cell_data import SPLITS
 from models.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, evaluate_enrolment, main
 
 
-def test_both_unseen_arts_at_once_are_refused_with_a_reason() -> None:
-    with pytest.raises(SystemExit, match="--box-art or --wide-art, not both"):
+def test_two_unseen_arts_at_once_are_refused_with_a_reason() -> None:
+    with pytest.raises(SystemExit, match="not --box-art and --wide-art"):
         main(["--games", "1", "--box-art", "--wide-art"])
+    with pytest.raises(SystemExit, match="not --wide-art and --invented-art"):
+        main(["--games", "1", "--wide-art", "--invented-art"])
 
 
 def test_each_art_draws_from_its_own_family() -> None:
@@ -25,9 +29,14 @@ def test_each_art_draws_from_its_own_family() -> None:
     assert all(is_wide_style(style) for style in (wide[0], wide[-1]))
     assert not any(is_box_style(s) or is_wide_style(s) for s in (trained[0], trained[-1]))
     assert set(wide_cameras).isdisjoint(ARTS["trained"][1])
+    invented, invented_cameras = ARTS["invented"]
+    assert all(is_invented_style(style) for style in (invented[0], invented[-1]))
+    # the held-out part of the family that a likeness may be trained on
+    assert not set(invented) & set(SPLITS["invented-train"].styles)
+    assert not set(invented_cameras) & set(SPLITS["invented-train"].cameras)
 
 
-@pytest.mark.parametrize("art", ["box", "wide"])
+@pytest.mark.parametrize("art", ["box", "wide", "invented"])
 def test_the_enrolled_gallery_holds_one_picture_of_each_type(art: str) -> None:
     styles, _ = ARTS[art]
     gallery = enrolled_gallery(styles[0])
