@@ -83,6 +83,9 @@ SPLITS = {
 # made from it says so (its "split"), and train_cells refuses it.
 BOX_ART = Split("box-art", "box-art", BOX_STYLES, BOX_ART_CAMERAS)
 TEST_ONLY = {BOX_ART.name: BOX_ART}
+# The fourth family's held-out styles are the unseen art the gallery's likeness is judged on
+# before the box art (models/gallery.md): train_gallery refuses them as training data.
+UNSEEN_DEV = {"invented-held-out"}
 
 
 def split_named(name: str) -> Split:

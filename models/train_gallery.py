@@ -11,11 +11,11 @@ every step is a box of its own; with ``--warp`` a share of them is also laid out
     python -m models.gallery_data --frames 300 --out build/gallery-train.npz
     python -m models.gallery_data --wide --held-out --frames 40 --out build/gallery-wide-heldout.npz
     python -m models.train_gallery --data build/gallery-wide-train.npz \\
-        --test build/gallery-wide-heldout.npz --epochs 4 --warp 0.5 --warp-reach 0.1 \\
-        --out build/gallery-w-a.onnx
+        --test build/gallery-wide-heldout.npz --epochs 4 --warp 0.5 --warp-reach 0.1 --warp-each-tile \\
+        --out build/gallery-t-a.onnx
     python -m models.train_gallery --data build/gallery-wide-train.npz build/gallery-train.npz \\
-        --test build/gallery-wide-heldout.npz --init build/gallery-w-a.pt --epochs 4 --lr 1e-3 --mottle 0.5 \\
-        --warp 0.5 --warp-reach 0.1
+        --test build/gallery-wide-heldout.npz --init build/gallery-t-a.pt --epochs 4 --lr 1e-3 --mottle 0.5 \\
+        --warp 0.5 --warp-reach 0.1 --warp-each-tile
 
 Writes models/gallery.onnx. Needs the optional ``train`` extra (torch).
 """
@@ -43,7 +43,7 @@ from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
 from companion.vision.gallery_views import camera_look, mottle
 from companion.vision.mat import TILE_PX
-from models.cell_data import TEST_ONLY
+from models.cell_data import TEST_ONLY, UNSEEN_DEV
 from models.evaluate_gallery import candidates, positive_table, turned_pictures
 from models.train_cells import GREY, SWAPS, block, hue_turn
 from models.training import save, training_parser
@@ -194,14 +194,19 @@ def class_layout(positives: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 class StyleData:
     """The squares of every style, and each style's upright pictures."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], training: bool = True) -> None:
         self.squares: list[np.ndarray] = []
         self.tiles: list[np.ndarray] = []
         self.pictures: list[np.ndarray] = []
         for path in paths:
             data = np.load(path)
-            if str(data["split"]) in TEST_ONLY:
-                raise SystemExit(f"{path} is {data['split']} data: a test set, never trained on")
+            split = str(data["split"])
+            if split in TEST_ONLY:
+                raise SystemExit(f"{path} is {split} data: a test set, never trained on")
+            if training and split in UNSEEN_DEV:
+                raise SystemExit(
+                    f"{path} is {split} data: the unseen art a likeness is judged on, never trained on"
+                )
             # each key of an npz is read from the file anew: read each once
             styles, squares, tiles = data["styles"], data["squares"], data["tiles"]
             pictures = data["enrol_pictures"]
@@ -286,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     data = StyleData(args.data)
-    test = StyleData([args.test]) if args.test else None
+    test = StyleData([args.test], training=False) if args.test else None
     positives = positive_table()
     turns_of_class, tile_of_class, tile_of_entry = class_layout(positives)
     net = Matcher()

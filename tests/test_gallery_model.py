@@ -184,3 +184,22 @@ def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Pa
     )
     with pytest.raises(SystemExit, match="test set"):
         main(["--data", str(test_only), "--out", str(tmp_path / "g.onnx")])
+
+
+def test_training_refuses_the_unseen_art_it_is_judged_on_but_may_test_on_it(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from models.train_gallery import StyleData, main
+
+    unseen = tmp_path / "invented-held-out.npz"
+    np.savez(
+        unseen,
+        squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
+        tiles=np.zeros(1, np.int64),
+        styles=np.zeros(1, np.int64),
+        enrol_styles=np.zeros(1, np.int64),
+        enrol_pictures=np.zeros((1, 35, TILE_PX, TILE_PX, 3), np.uint8),
+        split=np.array("invented-held-out"),
+    )
+    with pytest.raises(SystemExit, match="judged on, never trained on"):
+        main(["--data", str(unseen), "--out", str(tmp_path / "g.onnx")])
+    assert len(StyleData([str(unseen)], training=False)) == 1

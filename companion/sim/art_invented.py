@@ -1,5 +1,6 @@
-"""A fourth family of tile art, for training the gallery's likeness only: every style invents its
-own faction emblems, its own asteroids and its own way of marking a route.
+"""A fourth family of tile art: every style invents its own faction emblems, its own asteroids
+and its own way of marking a route. Its held-out styles are unseen art the gallery's likeness is
+judged on before the box art; its training styles were tried as training data (models/gallery.md).
 
 The first and third families draw the three factions with the same three shapes, so a likeness
 trained on them may learn those shapes rather than learn to compare a small mark in a camera
@@ -8,9 +9,11 @@ draws each faction as a glyph it makes up (a star, polygon, cross, rings, chevro
 each with its own count of points, turn and colours; in some styles all three alike in colour,
 so only the shape tells them apart), puts it where it likes near the feature, fills its fields
 with sprites of its own kind and density (from a packed field to a few loose ones, so that a
-field's extent may show only in where its sprites lie) and marks its routes its own way. Copies
-of a type share their ground and differ in their sprites and specks; a tile turned is its print
-turned; a print is the same at any size (everything is placed in tile units).
+field's extent may show only in where its sprites lie) and marks its routes its own way. Where
+the parts lie (field outlines, route paths), the hub, ground colours and border come from a style
+of the third family drawn from the same seed. Copies of a type share their ground and specks and
+differ in their field's sprites; a tile turned is its print turned; a print is the same at any
+size (everything is placed in tile units).
 
 What a tile is (its features, the sides they touch, its symbols) is drawn from the tile alone,
 so the labels stay those of the catalog. Styles in this family are numbered from
@@ -40,7 +43,7 @@ from companion.sim.art import (
 )
 from companion.sim.art_wide import WideStyle, _draw_border, _draw_hub, field_mask, route_points
 
-INVENTED_STYLES = range(4_000_000, 4_100_000)  # training only: see models/cell_data.py
+INVENTED_STYLES = range(4_000_000, 4_100_000)  # a training part and a held-out part: models/cell_data.py
 
 GLYPHS = ("star", "polygon", "cross", "rings", "chevrons", "blob", "bars")
 BACKINGS = ("none", "disc", "square", "outline")
@@ -48,6 +51,17 @@ SPRITES = ("rock", "crystal", "dot", "ring", "shard")
 ROUTE_MARKS = ("chain", "chevrons", "wave", "ties", "glow")
 PLANET_LOOKS = ("craters", "halo", "split", "spotted")
 FACTIONS = ("rebels", "empire", "bounty")
+# the counts a glyph's points, bars or rings are drawn from (low, high + 1)
+COUNTS = {
+    "star": (3, 9),
+    "polygon": (3, 9),
+    "blob": (5, 10),
+    "rings": (1, 4),
+    "chevrons": (1, 4),
+    "bars": (1, 4),
+}
+# counts far enough apart to tell three emblems of one shape apart at a camera's few pixels
+TOLD_BY_COUNT = {"star": [3, 5, 8], "rings": [1, 2, 3], "chevrons": [1, 2, 3], "bars": [1, 2, 3]}
 PLACING_GRID = 64  # the mask sprites are placed by, whatever size the tile is drawn at
 
 
@@ -74,8 +88,10 @@ class Glyph:
     blob: tuple[float, ...]  # a blob's radius at each bump
 
     @classmethod
-    def invent(cls, rng: random.Random, kind: str, colour: BGR, backing: str, backing_colour: BGR) -> Glyph:
-        points = rng.randint(3, 8) if kind in ("star", "polygon", "blob") else rng.randint(1, 3)
+    def invent(
+        cls, rng: random.Random, kind: str, colour: BGR, backing: str, backing_colour: BGR, count: int | None
+    ) -> Glyph:
+        points = count if count is not None else rng.randint(*COUNTS[kind]) if kind in COUNTS else 1
         return cls(
             kind=kind,
             points=points,
@@ -123,7 +139,11 @@ class InventedStyle:
             v = rng.uniform(0.35 + least, 1.0) if dark else rng.uniform(0.0, 0.65 - least)
             return _bgr(rng.random(), rng.uniform(0.0, 1.0), v)
 
-        kinds = rng.sample(GLYPHS, 3) if rng.random() < 0.7 else [rng.choice(GLYPHS)] * 3
+        if rng.random() < 0.7:
+            kinds, counts = rng.sample(GLYPHS, 3), [None, None, None]
+        else:  # one shape for all three, told apart by its count of points, bars or rings
+            kind = rng.choice(sorted(TOLD_BY_COUNT))
+            kinds, counts = [kind] * 3, rng.sample(TOLD_BY_COUNT[kind], 3)
         if rng.random() < 0.35:  # one ink for every faction: the shape alone tells them apart
             colours = [ink()] * 3
         else:
@@ -133,10 +153,12 @@ class InventedStyle:
                 for k in range(3)
             ]
         backing = rng.choice(BACKINGS)
-        backing_colour = _bgr(rng.random(), rng.uniform(0, 0.5), rng.choice((0.1, 0.9)))
+        # a backing dark under light inks and light under dark ones, so the emblem shows on it
+        light_inks = sum(max(c) for c in colours) / 3 > 140
+        backing_colour = _bgr(rng.random(), rng.uniform(0, 0.5), 0.1 if light_inks else 0.9)
         glyphs = {
-            faction: Glyph.invent(rng, kind, colour, backing, backing_colour)
-            for faction, kind, colour in zip(FACTIONS, kinds, colours, strict=True)
+            faction: Glyph.invent(rng, kind, colour, backing, backing_colour, count)
+            for faction, kind, colour, count in zip(FACTIONS, kinds, colours, counts, strict=True)
         }
         return cls(
             seed=seed,
@@ -155,7 +177,15 @@ class InventedStyle:
             route_width=rng.uniform(0.04, 0.12),
             hub=rng.random() < 0.6,
             planet_look=rng.choice(PLANET_LOOKS),
-            planet_colours=(_bgr(rng.random(), rng.uniform(0.2, 0.9), rng.uniform(0.4, 1.0)), ink(0.1)),
+            # the planet's body far in brightness from the emblems' inks: an emblem lies on it
+            planet_colours=(
+                _bgr(
+                    rng.random(),
+                    rng.uniform(0.2, 0.9),
+                    rng.uniform(0.15, 0.35) if light_inks else rng.uniform(0.75, 1.0),
+                ),
+                ink(0.1),
+            ),
             planet_radius=rng.uniform(0.13, 0.28),
             planet_shift=(rng.uniform(-0.06, 0.06), rng.uniform(-0.06, 0.06)),
         )
@@ -189,6 +219,18 @@ def _ground(style: InventedStyle, rng: np.random.Generator, size: int) -> np.nda
     return np.clip(canvas, 0, 255).astype(np.uint8)
 
 
+def _stroke(width: float, least: int = 1) -> int:
+    """A stroke's width in pixels, rounded rather than floored, so that it keeps its share of the
+    tile at any size."""
+    return max(least, round(width))
+
+
+def _blend(canvas: np.ndarray, colour: BGR, alpha: np.ndarray) -> None:
+    """Lay ``colour`` over the canvas where ``alpha`` (0-1) says, in place."""
+    a = np.clip(alpha, 0, 1)[..., None]
+    canvas[:] = (canvas * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+
+
 def _polygon(centre: tuple[float, float], radii: list[float], turn: float) -> np.ndarray:
     cx, cy = centre
     n = len(radii)
@@ -205,7 +247,7 @@ def draw_glyph(canvas: np.ndarray, glyph: Glyph, centre: tuple[float, float], ra
     """A faction's emblem, ``radius`` pixels, on its backing."""
     cx, cy = centre
     c = (round(cx), round(cy))
-    thick = max(1, round(radius * glyph.ratio * 0.6))
+    thick = _stroke(radius * glyph.ratio * 0.6)
     outer = round(radius * 1.2)
     if glyph.backing == "disc":
         cv2.circle(canvas, c, outer, glyph.backing_colour, -1, cv2.LINE_AA)
@@ -214,7 +256,7 @@ def draw_glyph(canvas: np.ndarray, glyph: Glyph, centre: tuple[float, float], ra
             canvas, (c[0] - outer, c[1] - outer), (c[0] + outer, c[1] + outer), glyph.backing_colour, -1
         )
     elif glyph.backing == "outline":
-        cv2.circle(canvas, c, outer, glyph.colour, max(1, thick // 2), cv2.LINE_AA)
+        cv2.circle(canvas, c, outer, glyph.colour, _stroke(thick / 2), cv2.LINE_AA)
     colour = glyph.colour
     if glyph.kind == "star":
         radii = [radius if k % 2 == 0 else radius * glyph.ratio for k in range(2 * glyph.points)]
@@ -326,25 +368,24 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
     marks = np.arange(step / 2, length[-1], step)
     mark = style.route_mark
     if mark == "glow":
-        soft = np.zeros_like(canvas)
-        cv2.polylines(soft, [points], False, second, width * 2, cv2.LINE_AA)
-        soft = cv2.GaussianBlur(soft, (0, 0), width / 2)
-        canvas[:] = np.maximum(canvas, soft)
-        cv2.polylines(canvas, [points], False, main, max(1, width // 3), cv2.LINE_AA)
+        halo = np.zeros(canvas.shape[:2], np.float32)
+        cv2.polylines(halo, [points], False, 1.0, width * 2, cv2.LINE_AA)
+        _blend(canvas, second, cv2.GaussianBlur(halo, (0, 0), exact / 2))
+        cv2.polylines(canvas, [points], False, main, _stroke(exact / 3), cv2.LINE_AA)
     elif mark == "wave":
         wavy = []
         for d in np.arange(0, length[-1], 1.0):
             x, y, dx, dy = at(float(d))
             off = math.sin(d / (exact * 1.5) * math.pi) * exact * 0.6
             wavy.append((x - dy * off, y + dx * off))
-        cv2.polylines(canvas, [np.array(wavy, np.int32)], False, main, max(2, width // 2), cv2.LINE_AA)
+        cv2.polylines(canvas, [np.array(wavy, np.int32)], False, main, _stroke(exact / 2, 2), cv2.LINE_AA)
     elif mark == "ties":
-        cv2.polylines(canvas, [points], False, main, max(1, width // 4), cv2.LINE_AA)
+        cv2.polylines(canvas, [points], False, main, _stroke(exact / 4), cv2.LINE_AA)
         for d in marks:
             x, y, dx, dy = at(float(d))
             a = (round(x - dy * exact * 0.7), round(y + dx * exact * 0.7))
             b = (round(x + dy * exact * 0.7), round(y - dx * exact * 0.7))
-            cv2.line(canvas, a, b, second, max(1, width // 4), cv2.LINE_AA)
+            cv2.line(canvas, a, b, second, _stroke(exact / 4), cv2.LINE_AA)
     else:  # a chain of links or a line of chevrons along the route
         for d in marks:
             x, y, dx, dy = at(float(d))
@@ -352,7 +393,7 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
                 angle = math.degrees(math.atan2(dy, dx))
                 axes = (max(2, round(width * 0.55)), max(1, round(width * 0.3)))
                 cv2.ellipse(
-                    canvas, (round(x), round(y)), axes, angle, 0, 360, main, max(1, width // 5), cv2.LINE_AA
+                    canvas, (round(x), round(y)), axes, angle, 0, 360, main, _stroke(exact / 5), cv2.LINE_AA
                 )
             else:
                 tip = (x + dx * exact * 0.4, y + dy * exact * 0.4)
@@ -361,7 +402,7 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
                     for s in (1, -1)
                 ]
                 line = np.array([arms[0], tip, arms[1]], np.int32)
-                cv2.polylines(canvas, [line], False, main, max(1, width // 3), cv2.LINE_AA)
+                cv2.polylines(canvas, [line], False, main, _stroke(exact / 3), cv2.LINE_AA)
 
 
 def _planet(canvas: np.ndarray, style: InventedStyle) -> None:
@@ -370,9 +411,9 @@ def _planet(canvas: np.ndarray, style: InventedStyle) -> None:
     c = unit_point(0.5 + style.planet_shift[0], 0.5 + style.planet_shift[1], size)
     body, mark = style.planet_colours
     if style.planet_look == "halo":
-        glow = np.zeros_like(canvas)
-        cv2.circle(glow, c, round(radius * 1.3), body, -1, cv2.LINE_AA)
-        canvas[:] = np.maximum(canvas, cv2.GaussianBlur(glow, (0, 0), radius / 4))
+        halo = np.zeros(canvas.shape[:2], np.float32)
+        cv2.circle(halo, c, round(radius * 1.3), 1.0, -1, cv2.LINE_AA)
+        _blend(canvas, body, cv2.GaussianBlur(halo, (0, 0), radius / 4))
     cv2.circle(canvas, c, radius, body, -1, cv2.LINE_AA)
     if style.planet_look == "craters":
         for k in range(5):
@@ -391,8 +432,8 @@ def _planet(canvas: np.ndarray, style: InventedStyle) -> None:
 
 
 def _glyph_place(feature: Feature, style: InventedStyle) -> tuple[float, float]:
-    """Where a feature's emblem goes, in tile units: near its first side (the planet's, beside
-    the planet), moved the style's own way along and into the tile."""
+    """Where a feature's emblem goes, in tile units: near its first side (the planet's, on the
+    planet's upper half), moved the style's own way along and into the tile."""
     shift_in, shift_along = style.glyph_shift
     if feature.kind == PLANET:
         return (0.5 + style.planet_shift[0] + shift_along, 0.5 + style.planet_shift[1] - 0.1 + shift_in)
@@ -407,7 +448,7 @@ def _glyph_place(feature: Feature, style: InventedStyle) -> tuple[float, float]:
 
 def _draw_upright(tile: Tile, style: InventedStyle, size_px: int, variant: int) -> np.ndarray:
     size = size_px * SUPERSAMPLE
-    # copies share their ground; each has its own sprites and specks
+    # copies share their ground and specks; each has its own sprites
     canvas = _ground(style, np.random.default_rng([style.seed, tile_key(tile)]), size)
     rng = np.random.default_rng([style.seed, variant, tile_key(tile)])
     for feature in tile.features:
@@ -426,11 +467,13 @@ def _draw_upright(tile: Tile, style: InventedStyle, size_px: int, variant: int) 
             x, y = _glyph_place(feature, style)
             ax, ay = SIDE_ALONG[feature.sides[0]] if feature.sides else (1.0, 0.0)
             step = 2.6 * style.glyph_radius * k  # a second symbol beside the first
-            centre = ((x + ax * step) * size, (y + ay * step) * size)
+            inside = style.glyph_radius * 1.25 + 0.02  # the emblem and its backing stay on the tile
+            cx, cy = (min(max(v, inside), 1 - inside) for v in (x + ax * step, y + ay * step))
+            centre = (cx * size, cy * size)
             draw_glyph(canvas, style.glyphs[faction], centre, style.glyph_radius * size)
     _draw_border(canvas, style.base)
     if style.base.blur > 0:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), style.base.blur * SUPERSAMPLE)
+        canvas = cv2.GaussianBlur(canvas, (0, 0), style.base.blur * size / 96)  # as at 96 px, at any size
     small: np.ndarray = cv2.resize(canvas, (size_px, size_px), interpolation=cv2.INTER_AREA)
     return small
 
