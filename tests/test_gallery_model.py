@@ -160,6 +160,20 @@ def test_training_knows_how_each_class_lies_and_draws_a_whole_style_s_layout_fro
     assert a.random() == b.random()
 
 
+def one_style_file(path: Path, split: str) -> Path:
+    """A gallery data file of one style and one square, written as models.gallery_data writes it."""
+    np.savez(
+        path,
+        squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
+        tiles=np.zeros(1, np.int64),
+        styles=np.zeros(1, np.int64),
+        enrol_styles=np.zeros(1, np.int64),
+        enrol_pictures=np.zeros((1, 35, TILE_PX, TILE_PX, 3), np.uint8),
+        split=np.array(split),
+    )
+    return path
+
+
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from models.train_gallery import main, restyle
@@ -172,16 +186,7 @@ def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Pa
     blotched = mottle(np.full((50, 8, 8, 3), 128, np.float32), rng, 0.5)
     changed = np.abs(blotched - 128).reshape(50, -1).max(axis=1) > 0
     assert 10 < changed.sum() < 40
-    test_only = tmp_path / "box.npz"
-    np.savez(
-        test_only,
-        squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
-        tiles=np.zeros(1, np.int64),
-        styles=np.zeros(1, np.int64),
-        enrol_styles=np.zeros(1, np.int64),
-        enrol_pictures=np.zeros((1, 35, TILE_PX, TILE_PX, 3), np.uint8),
-        split=np.array("box-art"),
-    )
+    test_only = one_style_file(tmp_path / "box.npz", "box-art")
     with pytest.raises(SystemExit, match="test set"):
         main(["--data", str(test_only), "--out", str(tmp_path / "g.onnx")])
 
@@ -190,16 +195,7 @@ def test_training_refuses_the_unseen_art_it_is_judged_on_but_may_test_on_it(tmp_
     pytest.importorskip("torch")
     from models.train_gallery import StyleData, main
 
-    unseen = tmp_path / "invented-held-out.npz"
-    np.savez(
-        unseen,
-        squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
-        tiles=np.zeros(1, np.int64),
-        styles=np.zeros(1, np.int64),
-        enrol_styles=np.zeros(1, np.int64),
-        enrol_pictures=np.zeros((1, 35, TILE_PX, TILE_PX, 3), np.uint8),
-        split=np.array("invented-held-out"),
-    )
+    unseen = one_style_file(tmp_path / "invented-held-out.npz", "invented-held-out")
     with pytest.raises(SystemExit, match="judged on, never trained on"):
         main(["--data", str(unseen), "--out", str(tmp_path / "g.onnx")])
     assert len(StyleData([str(unseen)], training=False)) == 1

@@ -22,7 +22,6 @@ so the labels stay those of the catalog. Styles in this family are numbered from
 
 from __future__ import annotations
 
-import colorsys
 import math
 import random
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from companion.sim.art import (
     tile_key,
     unit_point,
 )
-from companion.sim.art_wide import WideStyle, _draw_border, _draw_hub, field_mask, route_points
+from companion.sim.art_wide import WideStyle, _bgr, _draw_border, _draw_hub, field_mask, route_points
 
 INVENTED_STYLES = range(4_000_000, 4_100_000)  # a training part and a held-out part: models/cell_data.py
 
@@ -67,11 +66,6 @@ PLACING_GRID = 64  # the mask sprites are placed by, whatever size the tile is d
 
 def is_invented_style(style: int) -> bool:
     return style in INVENTED_STYLES
-
-
-def _bgr(h: float, s: float, v: float) -> BGR:
-    r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(max(s, 0.0), 1.0), min(max(v, 0.0), 1.0))
-    return (round(b * 255), round(g * 255), round(r * 255))
 
 
 @dataclass(frozen=True)
