@@ -134,10 +134,11 @@ class InventedStyle:
             return _bgr(rng.random(), rng.uniform(0.0, 1.0), v)
 
         if rng.random() < 0.7:
-            kinds, counts = rng.sample(GLYPHS, 3), [None, None, None]
+            kinds = rng.sample(GLYPHS, 3)
+            counts: list[int | None] = [None, None, None]
         else:  # one shape for all three, told apart by its count of points, bars or rings
             kind = rng.choice(sorted(TOLD_BY_COUNT))
-            kinds, counts = [kind] * 3, rng.sample(TOLD_BY_COUNT[kind], 3)
+            kinds, counts = [kind] * 3, list(rng.sample(TOLD_BY_COUNT[kind], 3))
         if rng.random() < 0.35:  # one ink for every faction: the shape alone tells them apart
             colours = [ink()] * 3
         else:
@@ -290,9 +291,9 @@ def draw_glyph(canvas: np.ndarray, glyph: Glyph, centre: tuple[float, float], ra
         for k in range(glyph.points + 1):
             off = (k - glyph.points / 2) * radius * 0.8 / max(1, glyph.points)
             dx, dy = math.cos(glyph.turn), math.sin(glyph.turn)
-            a = (round(cx - dx * radius - dy * off), round(cy - dy * radius + dx * off))
-            b = (round(cx + dx * radius - dy * off), round(cy + dy * radius + dx * off))
-            cv2.line(canvas, a, b, colour, thick, cv2.LINE_AA)
+            start = (round(cx - dx * radius - dy * off), round(cy - dy * radius + dx * off))
+            end = (round(cx + dx * radius - dy * off), round(cy + dy * radius + dx * off))
+            cv2.line(canvas, start, end, colour, thick, cv2.LINE_AA)
 
 
 def _sprite(
