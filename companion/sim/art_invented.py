@@ -41,61 +41,19 @@ from companion.sim.art import (
     unit_point,
 )
 from companion.sim.art_wide import WideStyle, _bgr, _draw_border, _draw_hub, field_mask, route_points
+from companion.sim.emblems import BACKINGS, GLYPHS, TOLD_BY_COUNT, Glyph, draw_glyph, polygon, stroke
 
 INVENTED_STYLES = range(4_000_000, 4_100_000)  # a training part and a held-out part: models/cell_data.py
 
-GLYPHS = ("star", "polygon", "cross", "rings", "chevrons", "blob", "bars")
-BACKINGS = ("none", "disc", "square", "outline")
 SPRITES = ("rock", "crystal", "dot", "ring", "shard")
 ROUTE_MARKS = ("chain", "chevrons", "wave", "ties", "glow")
 PLANET_LOOKS = ("craters", "halo", "split", "spotted")
 FACTIONS = ("rebels", "empire", "bounty")
-# the counts a glyph's points, bars or rings are drawn from (low, high + 1)
-COUNTS = {
-    "star": (3, 9),
-    "polygon": (3, 9),
-    "blob": (5, 10),
-    "rings": (1, 4),
-    "chevrons": (1, 4),
-    "bars": (1, 4),
-}
-# counts far enough apart to tell three emblems of one shape apart at a camera's few pixels
-TOLD_BY_COUNT = {"star": [3, 5, 8], "rings": [1, 2, 3], "chevrons": [1, 2, 3], "bars": [1, 2, 3]}
 PLACING_GRID = 64  # the mask sprites are placed by, whatever size the tile is drawn at
 
 
 def is_invented_style(style: int) -> bool:
     return style in INVENTED_STYLES
-
-
-@dataclass(frozen=True)
-class Glyph:
-    """One faction's emblem in one style: its shape and its colours."""
-
-    kind: str
-    points: int  # a star's points, a polygon's corners, chevrons' or bars' count, a blob's bumps
-    ratio: float  # a star's inner radius, a cross's arm width, a ring's or bar's thickness
-    turn: float  # radians
-    colour: BGR
-    backing: str
-    backing_colour: BGR
-    blob: tuple[float, ...]  # a blob's radius at each bump
-
-    @classmethod
-    def invent(
-        cls, rng: random.Random, kind: str, colour: BGR, backing: str, backing_colour: BGR, count: int | None
-    ) -> Glyph:
-        points = count if count is not None else rng.randint(*COUNTS[kind]) if kind in COUNTS else 1
-        return cls(
-            kind=kind,
-            points=points,
-            ratio=rng.uniform(0.25, 0.6),
-            turn=rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else 0.0,
-            colour=colour,
-            backing=backing,
-            backing_colour=backing_colour,
-            blob=tuple(rng.uniform(0.45, 1.0) for _ in range(max(points, 5))),
-        )
 
 
 @dataclass(frozen=True)
@@ -214,86 +172,10 @@ def _ground(style: InventedStyle, rng: np.random.Generator, size: int) -> np.nda
     return np.clip(canvas, 0, 255).astype(np.uint8)
 
 
-def _stroke(width: float, least: int = 1) -> int:
-    """A stroke's width in pixels, rounded rather than floored, so that it keeps its share of the
-    tile at any size."""
-    return max(least, round(width))
-
-
 def _blend(canvas: np.ndarray, colour: BGR, alpha: np.ndarray) -> None:
     """Lay ``colour`` over the canvas where ``alpha`` (0-1) says, in place."""
     a = np.clip(alpha, 0, 1)[..., None]
     canvas[:] = (canvas * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
-
-
-def _polygon(centre: tuple[float, float], radii: list[float], turn: float) -> np.ndarray:
-    cx, cy = centre
-    n = len(radii)
-    return np.array(
-        [
-            (cx + r * math.cos(turn + 2 * math.pi * k / n), cy + r * math.sin(turn + 2 * math.pi * k / n))
-            for k, r in enumerate(radii)
-        ],
-        np.int32,
-    )
-
-
-def draw_glyph(canvas: np.ndarray, glyph: Glyph, centre: tuple[float, float], radius: float) -> None:
-    """A faction's emblem, ``radius`` pixels, on its backing."""
-    cx, cy = centre
-    c = (round(cx), round(cy))
-    thick = _stroke(radius * glyph.ratio * 0.6)
-    outer = round(radius * 1.2)
-    if glyph.backing == "disc":
-        cv2.circle(canvas, c, outer, glyph.backing_colour, -1, cv2.LINE_AA)
-    elif glyph.backing == "square":
-        cv2.rectangle(
-            canvas, (c[0] - outer, c[1] - outer), (c[0] + outer, c[1] + outer), glyph.backing_colour, -1
-        )
-    elif glyph.backing == "outline":
-        cv2.circle(canvas, c, outer, glyph.colour, _stroke(thick / 2), cv2.LINE_AA)
-    colour = glyph.colour
-    if glyph.kind == "star":
-        radii = [radius if k % 2 == 0 else radius * glyph.ratio for k in range(2 * glyph.points)]
-        cv2.fillPoly(canvas, [_polygon(centre, radii, glyph.turn)], colour, cv2.LINE_AA)
-    elif glyph.kind == "polygon":
-        cv2.fillPoly(canvas, [_polygon(centre, [radius] * glyph.points, glyph.turn)], colour, cv2.LINE_AA)
-    elif glyph.kind == "blob":
-        radii = [radius * r for r in glyph.blob]
-        cv2.fillPoly(canvas, [_polygon(centre, radii, glyph.turn)], colour, cv2.LINE_AA)
-    elif glyph.kind == "cross":
-        arm = radius * glyph.ratio / 2
-        for a in (glyph.turn, glyph.turn + math.pi / 2):
-            dx, dy, px, py = math.cos(a), math.sin(a), -math.sin(a), math.cos(a)
-            bar = [
-                (cx + dx * radius + px * arm, cy + dy * radius + py * arm),
-                (cx + dx * radius - px * arm, cy + dy * radius - py * arm),
-                (cx - dx * radius - px * arm, cy - dy * radius - py * arm),
-                (cx - dx * radius + px * arm, cy - dy * radius + py * arm),
-            ]
-            cv2.fillPoly(canvas, [np.array(bar, np.int32)], colour, cv2.LINE_AA)
-    elif glyph.kind == "rings":
-        for k in range(glyph.points):
-            r = round(radius * (1 - k / (glyph.points + 0.5)))
-            cv2.circle(canvas, c, r, colour, thick, cv2.LINE_AA)
-        cv2.circle(canvas, c, max(1, round(radius * 0.2)), colour, -1, cv2.LINE_AA)
-    elif glyph.kind == "chevrons":
-        a = glyph.turn
-        for k in range(glyph.points):
-            off = (k - (glyph.points - 1) / 2) * radius * 0.7
-            tip = (cx + math.cos(a) * (radius * 0.6 + off), cy + math.sin(a) * (radius * 0.6 + off))
-            arms = [
-                (tip[0] - math.cos(a + s) * radius, tip[1] - math.sin(a + s) * radius) for s in (0.8, -0.8)
-            ]
-            line = np.array([arms[0], tip, arms[1]], np.int32)
-            cv2.polylines(canvas, [line], False, colour, thick + 1, cv2.LINE_AA)
-    else:  # bars
-        for k in range(glyph.points + 1):
-            off = (k - glyph.points / 2) * radius * 0.8 / max(1, glyph.points)
-            dx, dy = math.cos(glyph.turn), math.sin(glyph.turn)
-            start = (round(cx - dx * radius - dy * off), round(cy - dy * radius + dx * off))
-            end = (round(cx + dx * radius - dy * off), round(cy + dy * radius + dx * off))
-            cv2.line(canvas, start, end, colour, thick, cv2.LINE_AA)
 
 
 def _sprite(
@@ -306,17 +188,17 @@ def _sprite(
     turn = float(rng.uniform(0, 2 * math.pi))
     if style.sprite == "rock":
         radii = list(r * rng.uniform(0.6, 1.0, int(rng.integers(5, 9))))
-        cv2.fillPoly(canvas, [_polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
+        cv2.fillPoly(canvas, [polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
     elif style.sprite == "crystal":
         radii = [r * (1.0 if k % 2 == 0 else 0.35) for k in range(8)]
-        cv2.fillPoly(canvas, [_polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
+        cv2.fillPoly(canvas, [polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
     elif style.sprite == "dot":
         cv2.circle(canvas, (round(x), round(y)), max(1, round(r * 0.7)), colour, -1, cv2.LINE_AA)
     elif style.sprite == "ring":
         cv2.circle(canvas, (round(x), round(y)), max(2, round(r)), colour, max(1, round(r / 3)), cv2.LINE_AA)
     else:  # shard: a thin sliver
         radii = [r * 1.3, r * 0.3, r * 1.3, r * 0.3]
-        cv2.fillPoly(canvas, [_polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
+        cv2.fillPoly(canvas, [polygon((x, y), radii, turn)], colour, cv2.LINE_AA)
 
 
 def _field(
@@ -366,21 +248,21 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
         halo = np.zeros(canvas.shape[:2], np.float32)
         cv2.polylines(halo, [points], False, 1.0, width * 2, cv2.LINE_AA)
         _blend(canvas, second, cv2.GaussianBlur(halo, (0, 0), exact / 2))
-        cv2.polylines(canvas, [points], False, main, _stroke(exact / 3), cv2.LINE_AA)
+        cv2.polylines(canvas, [points], False, main, stroke(exact / 3), cv2.LINE_AA)
     elif mark == "wave":
         wavy = []
         for d in np.arange(0, length[-1], 1.0):
             x, y, dx, dy = at(float(d))
             off = math.sin(d / (exact * 1.5) * math.pi) * exact * 0.6
             wavy.append((x - dy * off, y + dx * off))
-        cv2.polylines(canvas, [np.array(wavy, np.int32)], False, main, _stroke(exact / 2, 2), cv2.LINE_AA)
+        cv2.polylines(canvas, [np.array(wavy, np.int32)], False, main, stroke(exact / 2, 2), cv2.LINE_AA)
     elif mark == "ties":
-        cv2.polylines(canvas, [points], False, main, _stroke(exact / 4), cv2.LINE_AA)
+        cv2.polylines(canvas, [points], False, main, stroke(exact / 4), cv2.LINE_AA)
         for d in marks:
             x, y, dx, dy = at(float(d))
             a = (round(x - dy * exact * 0.7), round(y + dx * exact * 0.7))
             b = (round(x + dy * exact * 0.7), round(y - dx * exact * 0.7))
-            cv2.line(canvas, a, b, second, _stroke(exact / 4), cv2.LINE_AA)
+            cv2.line(canvas, a, b, second, stroke(exact / 4), cv2.LINE_AA)
     else:  # a chain of links or a line of chevrons along the route
         for d in marks:
             x, y, dx, dy = at(float(d))
@@ -388,7 +270,7 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
                 angle = math.degrees(math.atan2(dy, dx))
                 axes = (max(2, round(width * 0.55)), max(1, round(width * 0.3)))
                 cv2.ellipse(
-                    canvas, (round(x), round(y)), axes, angle, 0, 360, main, _stroke(exact / 5), cv2.LINE_AA
+                    canvas, (round(x), round(y)), axes, angle, 0, 360, main, stroke(exact / 5), cv2.LINE_AA
                 )
             else:
                 tip = (x + dx * exact * 0.4, y + dy * exact * 0.4)
@@ -397,7 +279,7 @@ def _route(canvas: np.ndarray, points: np.ndarray, style: InventedStyle) -> None
                     for s in (1, -1)
                 ]
                 line = np.array([arms[0], tip, arms[1]], np.int32)
-                cv2.polylines(canvas, [line], False, main, _stroke(exact / 3), cv2.LINE_AA)
+                cv2.polylines(canvas, [line], False, main, stroke(exact / 3), cv2.LINE_AA)
 
 
 def _planet(canvas: np.ndarray, style: InventedStyle) -> None:
