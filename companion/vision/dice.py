@@ -28,6 +28,7 @@ from companion.vision.dice_model import (
 )
 from companion.vision.dice_reading import Die, TrayReading
 from companion.vision.frames import grey_of, light_problem
+from companion.vision.pips import count_pips
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,11 @@ class Thresholds:
     # die shows; with the shipped reader, 0.12 gave four more wrong values: models/dice.md).
     fair: float = 0.8
     fair_unread: float = 0.07
+    # A value from ``pips_fair`` is given too when the pips counted as blobs in the reader's box
+    # (companion/vision/pips.py) are that many and the reader gives the die under
+    # ``pips_unread`` of being unreadable: two ways of reading that share nothing agree.
+    pips_fair: float = 2.0
+    pips_unread: float = 0.2
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
     # before reading (``apart``, finder scores) and after (``same_die``, the reader's say).
     apart: float = 0.0
@@ -184,6 +190,8 @@ class DiceReader:
             unsure = confidence < rules.sure and not (
                 confidence >= rules.fair and float(p[UNREADABLE]) < rules.fair_unread
             )
+            if unsure and not leans and confidence >= rules.pips_fair and p[UNREADABLE] < rules.pips_unread:
+                unsure = count_pips(picture, c.x, c.y, side, tuple(box)) != best + 1
             value = None if (leans or unsure or blurred or face_cut) else best + 1
             # a die left unread there is named as at the edge: moving it in is what helps
             on_edge = value is None and (face_cut or _near_edge(c, 1.0, width, height))
