@@ -4,6 +4,7 @@ command's JSON."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from companion.cli import main
 from companion.sim.dice_tray import render_tray
-from companion.vision.dice import DiceReader, _which, colour_name
+from companion.vision.dice import THRESHOLDS, DiceReader, _which, colour_name
 from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, DiceModel
 from companion.vision.dice_reading import TRAY_STATUSES, Die, TrayReading
 from models.dice_data import FOLDS, TrayDie, fold_of, held_out, photos, real_finder_samples, spot_label
@@ -220,7 +221,9 @@ def test_a_fairly_sure_value_is_given_only_to_a_die_the_reader_sees_no_lean_in(
     probs[3], probs[UNREADABLE] = four, unreadable
     probs[0] = 1.0 - four - unreadable  # the rest on a 1: the die is surely a die
     picture = render_tray(SEED + 8, dice=1, cocked=0.0).image
-    reading = DiceReader(_ReadsAlike(reader.model, probs)).read(picture)  # type: ignore[arg-type]
+    # the fair rule alone: a count of pips may vouch for a value below it (tests/test_pips.py)
+    rules = dataclasses.replace(THRESHOLDS, pips_fair=2.0)
+    reading = DiceReader(_ReadsAlike(reader.model, probs), rules).read(picture)  # type: ignore[arg-type]
     assert [die.value for die in reading.dice] == [value]
     assert reading.status == ("ok" if value else "unreadable-die"), reading.message
 
@@ -529,10 +532,7 @@ def _two_spots(
     """two_29 as the surer readers see it: a side face ``below`` px under a top face, read as a
     4 at 0.85 (given by the fair rule, were it alone), and the top face read as ``top_value`` at
     0.6 and not surely a die (no die, were it alone)."""
-    import dataclasses
-
     from companion.vision import dice as dice_module
-    from companion.vision.dice import THRESHOLDS
     from companion.vision.dice_model import Candidate
 
     top = Candidate(150.0, 100.0, 50.0, 50.0, 0.36)

@@ -60,9 +60,11 @@ class Thresholds:
     fair_unread: float = 0.07
     # A value from ``pips_fair`` is given too when the pips counted as blobs in the reader's box
     # (companion/vision/pips.py) are that many and the reader gives the die under
-    # ``pips_unread`` of being unreadable: two ways of reading that share nothing agree.
-    pips_fair: float = 2.0
-    pips_unread: float = 0.2
+    # ``pips_unread`` of being unreadable: two ways of reading that share nothing agree. Set on
+    # the four folds (two more of their 699 dice; looser bars on "unreadable" read more real dice
+    # but vouched for the rendered trays' cocked dice: models/dice.md, "Pips counted as blobs").
+    pips_fair: float = 0.5
+    pips_unread: float = 0.07
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
     # before reading (``apart``, finder scores) and after (``same_die``, the reader's say).
     apart: float = 0.0
