@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.vision import dice as dice_module
-from companion.vision.dice import THRESHOLDS, DiceReader
+from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds
 from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, Candidate, crop_side
 from companion.vision.pips import count_pips
 
@@ -70,46 +70,59 @@ def test_pips_outside_the_reader_s_box_are_not_counted() -> None:
 
 
 class _Reads:
-    """A dice model that finds one die at CENTRE and reads it as given, with PIP_BOX."""
+    """A dice model whose finder marks the given spots and whose reader reads the k-th crop of
+    each batch as the k-th reading given, with PIP_BOX upright and a box off the die for the
+    crops turned (only the upright crop's box may be used)."""
 
     crop_px = CROP_PX
 
-    def __init__(self, probs: list[float]) -> None:
-        self.probs = np.array([probs], np.float32)
+    def __init__(self, readings: list[list[float]]) -> None:
+        self.readings = np.array(readings, np.float32)
 
     def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
         return np.zeros((6, 1, 1), np.float32), 1.0
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        boxes = np.tile(np.array(PIP_BOX, np.float32), (len(crops), 1))
-        return np.tile(self.probs, (len(crops), 1)), boxes
+        upright = len(crops) == len(self.readings)
+        box = PIP_BOX if upright else (0.0, 0.0, 0.1, 0.1)
+        boxes = np.tile(np.array(box, np.float32), (len(crops), 1))
+        return np.tile(self.readings, (len(crops) // len(self.readings), 1)), boxes
+
+
+def _probs(value: int, likely: float, unread: float, none: float = 0.01) -> list[float]:
+    """A reading: ``value`` at ``likely``, the rest on another value."""
+    probs = [0.0] * 8
+    probs[value - 1], probs[UNREADABLE], probs[NONE] = likely, unread, none
+    probs[5 if value != 6 else 4] += 1.0 - likely - unread - none
+    return probs
 
 
 def _reading(
-    monkeypatch: pytest.MonkeyPatch, read_as: int, likely: float, unread: float, pips_fair: float
+    monkeypatch: pytest.MonkeyPatch, read_as: int, likely: float, unread: float, rules: Thresholds
 ) -> int | None:
     monkeypatch.setattr(
         dice_module, "peaks", lambda maps, scale, threshold: [Candidate(*CENTRE, FACE, FACE, 0.9)]
     )
-    probs = [0.0] * 8
-    probs[read_as - 1], probs[UNREADABLE], probs[NONE] = likely, unread, 0.01
-    probs[5 if read_as != 6 else 4] += 1.0 - likely - unread - 0.01
-    rules = dataclasses.replace(THRESHOLDS, pips_fair=pips_fair, pips_unread=0.2)
-    reading = DiceReader(_Reads(probs), rules).read(_tray(3, WHITE, BLACK))  # type: ignore[arg-type]
+    model = _Reads([_probs(read_as, likely, unread)])
+    reading = DiceReader(model, rules).read(_tray(3, WHITE, BLACK))  # type: ignore[arg-type]
     (die,) = reading.dice
     assert (reading.status == "ok") == (die.value is not None), reading.message
     return die.value
 
 
+OFF = dataclasses.replace(THRESHOLDS, pips_fair=2.0)
+
+
 @pytest.mark.parametrize(
-    ("read_as", "likely", "unread", "pips_fair", "value"),
+    ("read_as", "likely", "unread", "rules", "value"),
     [
-        (3, 0.7, 0.05, 0.6, 3),  # the count agrees: the value is given
-        (4, 0.7, 0.05, 0.6, None),  # the count says 3, the reader 4: asked about
-        (3, 0.55, 0.05, 0.6, None),  # below the bar
-        (3, 0.7, 0.25, 0.6, None),  # the reader sees too much chance of a lean
-        (3, 0.7, 0.05, 2.0, None),  # the rule off
-        (3, 0.95, 0.05, 2.0, 3),  # sure without it
+        (3, 0.7, 0.05, THRESHOLDS, 3),  # the count agrees: the value is given
+        (3, 0.5, 0.03, THRESHOLDS, 3),  # at the bar
+        (4, 0.7, 0.05, THRESHOLDS, None),  # the count says 3, the reader 4: asked about
+        (3, 0.45, 0.05, THRESHOLDS, None),  # below the bar
+        (3, 0.7, 0.08, THRESHOLDS, None),  # the reader sees too much chance of a lean
+        (3, 0.7, 0.05, OFF, None),  # the rule off
+        (3, 0.95, 0.03, OFF, 3),  # sure without it
     ],
 )
 def test_a_count_of_pips_vouches_only_for_the_value_it_agrees_with(
@@ -117,7 +130,25 @@ def test_a_count_of_pips_vouches_only_for_the_value_it_agrees_with(
     read_as: int,
     likely: float,
     unread: float,
-    pips_fair: float,
+    rules: Thresholds,
     value: int | None,
 ) -> None:
-    assert _reading(monkeypatch, read_as, likely, unread, pips_fair) == value
+    assert _reading(monkeypatch, read_as, likely, unread, rules) == value
+
+
+def test_a_side_face_the_count_vouches_for_is_still_asked_about_when_the_top_face_reads_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # two_29 from low: the finder marks the side face (a 4, its pips drawn) and, 20 px above
+    # it, the die's top face, which the reader reads as a 2 unsurely
+    picture = _tray(4, WHITE, BLACK)
+    side = Candidate(*CENTRE, FACE, FACE, 0.5)
+    top = Candidate(CENTRE[0], CENTRE[1] - 20, FACE, FACE, 0.4)
+    monkeypatch.setattr(dice_module, "peaks", lambda maps, scale, threshold: [side, top])
+    model = _Reads([_probs(4, 0.6, 0.03), _probs(2, 0.6, 0.03, none=0.3)])
+    reading = DiceReader(model).read(picture)  # type: ignore[arg-type]
+    assert [d.value for d in reading.dice] == [None]
+    assert reading.status == "unreadable-die", reading.message
+    # the rival rule off, the count's 4 stands: it is that rule that asks
+    rules = dataclasses.replace(THRESHOLDS, rival=1.01)
+    assert [d.value for d in DiceReader(model, rules).read(picture).dice] == [4]  # type: ignore[arg-type]

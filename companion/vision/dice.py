@@ -60,7 +60,7 @@ class Thresholds:
     fair_unread: float = 0.07
     # A value from ``pips_fair`` is given too when the pips counted as blobs in the reader's box
     # (companion/vision/pips.py) are that many and the reader gives the die under
-    # ``pips_unread`` of being unreadable: two ways of reading that share nothing agree. Set on
+    # ``pips_unread`` of being unreadable: a count that learns nothing agrees with the reader. Set on
     # the four folds (two more of their 699 dice; looser bars on "unreadable" read more real dice
     # but vouched for the rendered trays' cocked dice: models/dice.md, "Pips counted as blobs").
     pips_fair: float = 0.5
@@ -192,8 +192,14 @@ class DiceReader:
             unsure = confidence < rules.sure and not (
                 confidence >= rules.fair and float(p[UNREADABLE]) < rules.fair_unread
             )
-            if unsure and not leans and confidence >= rules.pips_fair and p[UNREADABLE] < rules.pips_unread:
-                unsure = count_pips(picture, c.x, c.y, side, tuple(box)) != best + 1
+            if (
+                unsure
+                and not (leans or blurred or face_cut)  # given no value whatever the count says
+                and confidence >= rules.pips_fair
+                and float(p[UNREADABLE]) < rules.pips_unread
+            ):
+                x0, y0, x1, y1 = (float(v) for v in box)  # the upright crop's box
+                unsure = count_pips(picture, c.x, c.y, side, (x0, y0, x1, y1)) != best + 1
             value = None if (leans or unsure or blurred or face_cut) else best + 1
             # a die left unread there is named as at the edge: moving it in is what helps
             on_edge = value is None and (face_cut or _near_edge(c, 1.0, width, height))

@@ -3,9 +3,10 @@
 The reader (a network) gives a value and the box around the top face's pips. Here the pips
 inside that box are counted by plain image rules: the face's own tone is the middle of the die,
 the pips are the blobs of the other tone (dark on a white die, light on a red one), of a pip's
-size and roundness for a die that size. The count knows nothing the network learnt, so when
-the two agree on a value the network alone was not sure enough of, the value is far likelier
-right than either alone (models/dice.md, "Pips counted as blobs").
+size and roundness for a die that size. The count learns nothing: it uses only where the finder
+put the die and where the reader put its pips, so it errs in other ways than the reader does, and
+a value both agree on, that the reader alone was not sure enough of, can be given (the bars, and
+what they gained, in models/dice.md, "Pips counted as blobs").
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from companion.vision.dice_model import CROP_SCALE, cut_out
 # The crop the pips are counted in: the reader's crop (the same centre and side) at this many
 # pixels, so that a pip is some 10 px across.
 PIP_CROP_PX = 96
-# Where the face's tone and the pips' are taken: within this many die bodies of the top face's
-# centre (a side face, seen at a slant, lies farther out).
+# The face's tone and the pips' are taken within this many die bodies of the top face's centre
+# (a side face, seen at a slant, lies farther out). When no pip lies that near (a 2 with its pips
+# far out), the darker and lighter ends are both the face's own and the count is most often
+# wrong: it then vouches for nothing, which only leaves the die asked about.
 FACE_REACH = 0.35
+# Blobs are counted within this many die bodies of the centre: a corner pip farther out (a 2 seen
+# large) is lost, which again errs towards asking.
 PIP_REACH = 0.5
 # The tones: the face's is the median there, the pips' the darkest (or lightest) 1 %; a pixel
 # is a pip's when it lies nearer the pips' tone than the face's.
@@ -31,7 +36,9 @@ PIP_AREA = (0.004, 0.12)
 PIP_FILL = 0.5
 PIP_ASPECT = 2.2
 # The reader's box is shrunk by this share of its side, then grown by this many pixels: its
-# edge often runs through a side face's nearest pips.
+# edge often runs through a side face's nearest pips. (A blob's centre is in pixel indices, half
+# a pixel up-left of the box's continuous coordinates; the pixel of slack covers that, and the
+# bars were chosen with it so.)
 BOX_SHRINK = 0.05
 BOX_SLACK_PX = 1.0
 
