@@ -11,8 +11,9 @@ import pytest
 
 from companion.vision import dice as dice_module
 from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds
-from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, Candidate, crop_side
+from companion.vision.dice_model import NONE, UNREADABLE, Candidate, crop_side
 from companion.vision.pips import count_pips
+from tests.test_dice_read import _TwoSpots
 
 # Where a die's pips lie on its face, in face widths from its centre (a 6 in two columns).
 LAYOUT = {
@@ -69,24 +70,15 @@ def test_pips_outside_the_reader_s_box_are_not_counted() -> None:
     assert count_pips(picture, *CENTRE, SIDE, PIP_BOX) == 2  # type: ignore[arg-type]
 
 
-class _Reads:
-    """A dice model whose finder marks the given spots and whose reader reads the k-th crop of
-    each batch as the k-th reading given, with PIP_BOX upright and a box off the die for the
-    crops turned (only the upright crop's box may be used)."""
-
-    crop_px = CROP_PX
-
-    def __init__(self, readings: list[list[float]]) -> None:
-        self.readings = np.array(readings, np.float32)
-
-    def find(self, picture: np.ndarray) -> tuple[np.ndarray, float]:
-        return np.zeros((6, 1, 1), np.float32), 1.0
+class _Reads(_TwoSpots):
+    """test_dice_read's reader of the spots patched in, each crop read as given, with PIP_BOX
+    for the upright crops and a box off the die for the turned ones (only the upright crop's
+    box may be used)."""
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        upright = len(crops) == len(self.readings)
-        box = PIP_BOX if upright else (0.0, 0.0, 0.1, 0.1)
-        boxes = np.tile(np.array(box, np.float32), (len(crops), 1))
-        return np.tile(self.readings, (len(crops) // len(self.readings), 1)), boxes
+        probs, _ = super().read(crops)
+        box = PIP_BOX if len(crops) == len(self.readings) else (0.0, 0.0, 0.1, 0.1)
+        return probs, np.tile(np.array(box, np.float32), (len(crops), 1))
 
 
 def _probs(value: int, likely: float, unread: float, none: float = 0.01) -> list[float]:
