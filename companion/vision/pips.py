@@ -21,8 +21,8 @@ from companion.vision.dice_model import CROP_SCALE, cut_out
 PIP_CROP_PX = 96
 # The face's tone and the pips' are taken within this many die bodies of the top face's centre
 # (a side face, seen at a slant, lies farther out). When no pip lies that near (a 2 with its pips
-# far out), the darker and lighter ends are both the face's own and the count is most often
-# wrong: it then vouches for nothing, which only leaves the die asked about.
+# far out), which tone is the pips' is a guess; a count in the wrong tone seldom equals the
+# reader's value, so such a die is most often asked about.
 FACE_REACH = 0.35
 # Blobs are counted within this many die bodies of the centre: a corner pip farther out (a 2 seen
 # large) is lost, which again errs towards asking.
