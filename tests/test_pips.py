@@ -4,6 +4,7 @@ value the reader is only fairly sure of (companion/vision/dice.py, ``pips_fair``
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -11,8 +12,10 @@ import pytest
 
 from companion.vision import dice as dice_module
 from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds
-from companion.vision.dice_model import NONE, UNREADABLE, Candidate, crop_side
+from companion.vision.dice_model import NONE, UNREADABLE, Candidate, DiceModel, crop_side
 from companion.vision.pips import count_pips
+from models.count_pips import main, real
+from models.dice_data import photos
 from tests.test_dice_read import _TwoSpots
 
 # Where a die's pips lie on its face, in face widths from its centre (a 6 in two columns).
@@ -144,3 +147,16 @@ def test_a_side_face_the_count_vouches_for_is_still_asked_about_when_the_top_fac
     # the rival rule off, the count's 4 stands: it is that rule that asks
     rules = dataclasses.replace(THRESHOLDS, rival=1.01)
     assert [d.value for d in DiceReader(model, rules).read(picture).dice] == [4]  # type: ignore[arg-type]
+
+
+def test_the_counter_s_own_figures_take_every_labelled_die_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # the six real photographs copied into tests/data (five held-out, one training): every label
+    # taken once, and on these the counter counts every die right
+    photos_here = Path(__file__).resolve().parent / "data" / "dice-photos"
+    tally = real(DiceModel(), "all", photos_here)
+    labelled = [d.value for p in photos("all", photos_here) for d in p.dice]
+    assert sum(tally.values()) == len(labelled) == 16
+    assert sorted(v for (v, count), n in tally.items() for _ in range(n) if count == v) == sorted(labelled)
+    with pytest.raises(SystemExit):  # nothing named to count on
+        main([])
+    assert "name --split, --trays or both" in capsys.readouterr().err
