@@ -19,6 +19,7 @@ import collections
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.sim.dice_tray import render_tray
@@ -41,8 +42,6 @@ def counted(model: DiceModel, picture: np.ndarray, spot: Candidate) -> int:
 def real(model: DiceModel, split: str, folder: Path = PHOTOS) -> collections.Counter[tuple[int, int | None]]:
     """(value, count) for each labelled die of the photographs of ``split``; count None where
     the finder marks no spot on it."""
-    import cv2
-
     tally: collections.Counter[tuple[int, int | None]] = collections.Counter()
     for photo in photos(split, folder):
         picture = cv2.imread(str(photo.path))

@@ -38,7 +38,8 @@ PLAYER_BGR: dict[str, BGR] = {
 }
 
 
-def _hsv(h: float, s: float, v: float) -> BGR:
+def hsv(h: float, s: float, v: float) -> BGR:
+    """A BGR colour from hue (any, taken modulo 1), saturation and value (clipped to 0-1)."""
     r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(max(s, 0.0), 1.0), min(max(v, 0.0), 1.0))
     return (round(b * 255), round(g * 255), round(r * 255))
 
@@ -74,24 +75,24 @@ class TileStyle:
         rock_hue = rng.uniform(0.05, 0.12)
         return cls(
             seed=seed,
-            space=_hsv(space_hue, rng.uniform(0.3, 0.8), rng.uniform(0.08, 0.22)),
-            space_glow=_hsv(rng.uniform(0.5, 0.95), rng.uniform(0.3, 0.7), rng.uniform(0.18, 0.35)),
+            space=hsv(space_hue, rng.uniform(0.3, 0.8), rng.uniform(0.08, 0.22)),
+            space_glow=hsv(rng.uniform(0.5, 0.95), rng.uniform(0.3, 0.7), rng.uniform(0.18, 0.35)),
             stars=rng.randint(10, 45),
-            route=_hsv(route_hue, rng.uniform(0.2, 0.6), rng.uniform(0.8, 1.0)),
-            route_edge=_hsv(route_hue, rng.uniform(0.4, 0.9), rng.uniform(0.4, 0.6)),
+            route=hsv(route_hue, rng.uniform(0.2, 0.6), rng.uniform(0.8, 1.0)),
+            route_edge=hsv(route_hue, rng.uniform(0.4, 0.9), rng.uniform(0.4, 0.6)),
             route_width=rng.uniform(0.08, 0.12),
             route_dashes=rng.random() < 0.5,
-            asteroid=_hsv(rock_hue, rng.uniform(0.15, 0.45), rng.uniform(0.45, 0.65)),
-            asteroid_edge=_hsv(rock_hue, rng.uniform(0.3, 0.6), rng.uniform(0.2, 0.35)),
+            asteroid=hsv(rock_hue, rng.uniform(0.15, 0.45), rng.uniform(0.45, 0.65)),
+            asteroid_edge=hsv(rock_hue, rng.uniform(0.3, 0.6), rng.uniform(0.2, 0.35)),
             cap_depth=rng.uniform(0.22, 0.28),
             rocks=rng.randint(6, 16),
             planet_hues=tuple(rng.uniform(0, 1) for _ in range(4)),
             planet_radius=rng.uniform(0.19, 0.23),
             planet_ring=rng.random() < 0.4,
             symbol={
-                "rebels": _hsv(rng.uniform(-0.03, 0.03), rng.uniform(0.7, 0.95), rng.uniform(0.75, 0.95)),
-                "empire": _hsv(rng.uniform(0.55, 0.65), rng.uniform(0.0, 0.15), rng.uniform(0.85, 1.0)),
-                "bounty": _hsv(rng.uniform(0.1, 0.15), rng.uniform(0.8, 1.0), rng.uniform(0.85, 1.0)),
+                "rebels": hsv(rng.uniform(-0.03, 0.03), rng.uniform(0.7, 0.95), rng.uniform(0.75, 0.95)),
+                "empire": hsv(rng.uniform(0.55, 0.65), rng.uniform(0.0, 0.15), rng.uniform(0.85, 1.0)),
+                "bounty": hsv(rng.uniform(0.1, 0.15), rng.uniform(0.8, 1.0), rng.uniform(0.85, 1.0)),
             },
             symbol_radius=rng.uniform(0.1, 0.12),
             bevel=rng.uniform(0.05, 0.25),
@@ -300,7 +301,7 @@ def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> n
                 canvas,
                 (centre[0] - (radius - k) // 3, centre[1] - (radius - k) // 3),
                 k,
-                _hsv(hue, 0.6, v),
+                hsv(hue, 0.6, v),
                 -1,
                 cv2.LINE_AA,
             )
@@ -312,7 +313,7 @@ def draw_tile(tile: Tile, style: TileStyle, size_px: int, variant: int = 0) -> n
                 -20,
                 0,
                 360,
-                _hsv(hue + 0.1, 0.3, 0.85),
+                hsv(hue + 0.1, 0.3, 0.85),
                 max(2, size // 70),
                 cv2.LINE_AA,
             )

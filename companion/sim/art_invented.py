@@ -37,10 +37,11 @@ from companion.sim.art import (
     SIDE_MID,
     SUPERSAMPLE,
     as_turned_print,
+    hsv,
     tile_key,
     unit_point,
 )
-from companion.sim.art_wide import WideStyle, _bgr, _draw_border, _draw_hub, field_mask, route_points
+from companion.sim.art_wide import WideStyle, _draw_border, _draw_hub, field_mask, route_points
 from companion.sim.emblems import BACKINGS, GLYPHS, TOLD_BY_COUNT, Glyph, draw_glyph, polygon, stroke
 
 INVENTED_STYLES = range(4_000_000, 4_100_000)  # a training part and a held-out part: models/cell_data.py
@@ -89,7 +90,7 @@ class InventedStyle:
 
         def ink(least: float = 0.35) -> BGR:
             v = rng.uniform(0.35 + least, 1.0) if dark else rng.uniform(0.0, 0.65 - least)
-            return _bgr(rng.random(), rng.uniform(0.0, 1.0), v)
+            return hsv(rng.random(), rng.uniform(0.0, 1.0), v)
 
         if rng.random() < 0.7:
             kinds = rng.sample(GLYPHS, 3)
@@ -102,13 +103,13 @@ class InventedStyle:
         else:
             hue = rng.random()
             colours = [
-                _bgr(hue + k / 3 + rng.uniform(-0.08, 0.08), rng.uniform(0.4, 1.0), rng.uniform(0.55, 1.0))
+                hsv(hue + k / 3 + rng.uniform(-0.08, 0.08), rng.uniform(0.4, 1.0), rng.uniform(0.55, 1.0))
                 for k in range(3)
             ]
         backing = rng.choice(BACKINGS)
         # a backing dark under light inks and light under dark ones, so the emblem shows on it
         light_inks = sum(max(c) for c in colours) / 3 > 140
-        backing_colour = _bgr(rng.random(), rng.uniform(0, 0.5), 0.1 if light_inks else 0.9)
+        backing_colour = hsv(rng.random(), rng.uniform(0, 0.5), 0.1 if light_inks else 0.9)
         glyphs = {
             faction: Glyph.invent(rng, kind, colour, backing, backing_colour, count)
             for faction, kind, colour, count in zip(FACTIONS, kinds, colours, counts, strict=True)
@@ -132,7 +133,7 @@ class InventedStyle:
             planet_look=rng.choice(PLANET_LOOKS),
             # the planet's body far in brightness from the emblems' inks: an emblem lies on it
             planet_colours=(
-                _bgr(
+                hsv(
                     rng.random(),
                     rng.uniform(0.2, 0.9),
                     rng.uniform(0.15, 0.35) if light_inks else rng.uniform(0.75, 1.0),

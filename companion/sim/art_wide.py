@@ -15,7 +15,6 @@ Styles in this family are numbered from ``WIDE_STYLES.start``; ``is_wide_style``
 
 from __future__ import annotations
 
-import colorsys
 import math
 import random
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from companion.sim.art import (
     SUPERSAMPLE,
     _symbol_point,
     draw_faction_mark,
+    hsv,
     tile_key,
     unit_point,
 )
@@ -51,11 +51,6 @@ def is_wide_style(style: int) -> bool:
     return style in WIDE_STYLES
 
 
-def _bgr(h: float, s: float, v: float) -> BGR:
-    r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(max(s, 0.0), 1.0), min(max(v, 0.0), 1.0))
-    return (round(b * 255), round(g * 255), round(r * 255))
-
-
 def _value(colour: BGR) -> float:
     return max(colour) / 255
 
@@ -65,7 +60,7 @@ def _contrasting(rng: random.Random, ground_v: float, least: float) -> BGR:
     art keeps its parts readable against their ground, whatever its palette."""
     lo, hi = (ground_v + least, 1.0) if ground_v < 0.5 else (0.0, ground_v - least)
     v = rng.uniform(min(lo, hi), max(lo, hi))
-    return _bgr(rng.random(), rng.uniform(0.0, 1.0), v)
+    return hsv(rng.random(), rng.uniform(0.0, 1.0), v)
 
 
 @dataclass(frozen=True)
@@ -108,21 +103,21 @@ class WideStyle:
         dark = rng.random() < 0.55
         ground_v = rng.uniform(0.05, 0.35) if dark else rng.uniform(0.6, 0.95)
         ground_h, ground_s = rng.random(), rng.uniform(0.0, 0.8)
-        ground_a = _bgr(ground_h, ground_s, ground_v)
-        ground_b = _bgr(ground_h + rng.uniform(-0.2, 0.2), ground_s, ground_v + rng.uniform(-0.15, 0.15))
+        ground_a = hsv(ground_h, ground_s, ground_v)
+        ground_b = hsv(ground_h + rng.uniform(-0.2, 0.2), ground_s, ground_v + rng.uniform(-0.15, 0.15))
         route_fill = _contrasting(rng, ground_v, 0.3)
         field_fill = _contrasting(rng, ground_v, 0.15)
         # factions keep their usual colours in most boxes, not in all
         if rng.random() < 0.7:
             symbol = {
-                "rebels": _bgr(rng.uniform(-0.04, 0.04), rng.uniform(0.6, 1.0), rng.uniform(0.6, 1.0)),
-                "empire": _bgr(rng.random(), rng.uniform(0.0, 0.2), rng.uniform(0.75, 1.0)),
-                "bounty": _bgr(rng.uniform(0.08, 0.17), rng.uniform(0.7, 1.0), rng.uniform(0.75, 1.0)),
+                "rebels": hsv(rng.uniform(-0.04, 0.04), rng.uniform(0.6, 1.0), rng.uniform(0.6, 1.0)),
+                "empire": hsv(rng.random(), rng.uniform(0.0, 0.2), rng.uniform(0.75, 1.0)),
+                "bounty": hsv(rng.uniform(0.08, 0.17), rng.uniform(0.7, 1.0), rng.uniform(0.75, 1.0)),
             }
         else:
             hue = rng.random()
             symbol = {
-                name: _bgr(
+                name: hsv(
                     hue + k / 3 + rng.uniform(-0.05, 0.05), rng.uniform(0.4, 1.0), rng.uniform(0.6, 1.0)
                 )
                 for k, name in enumerate(("rebels", "empire", "bounty"))
@@ -136,7 +131,7 @@ class WideStyle:
             speck=_contrasting(rng, ground_v, 0.3),
             route=rng.choice(ROUTES),
             route_fill=route_fill,
-            route_line=rng.choice((_contrasting(rng, ground_v, 0.2), _bgr(0, 0, 1 - _value(route_fill)))),
+            route_line=rng.choice((_contrasting(rng, ground_v, 0.2), hsv(0, 0, 1 - _value(route_fill)))),
             route_width=rng.uniform(0.05, 0.16),
             route_pull=rng.uniform(0.55, 1.0),
             hub=rng.choice(HUBS),
@@ -149,14 +144,14 @@ class WideStyle:
             core_radius=rng.uniform(0.18, 0.27),
             planet=rng.choice(PLANETS),
             planet_colours=tuple(
-                _bgr(rng.random(), rng.uniform(0.2, 0.9), rng.uniform(0.4, 1.0)) for _ in range(4)
+                hsv(rng.random(), rng.uniform(0.2, 0.9), rng.uniform(0.4, 1.0)) for _ in range(4)
             ),
             planet_radius=rng.uniform(0.15, 0.29),
             planet_ring=rng.random() < 0.3,
             symbol=symbol,
             symbol_radius=rng.uniform(0.08, 0.13),
             backing=rng.choice(BACKINGS),
-            backing_colour=_bgr(
+            backing_colour=hsv(
                 rng.random(), rng.uniform(0, 0.6), rng.choice((rng.uniform(0, 0.2), rng.uniform(0.8, 1)))
             ),
             border=rng.choice(BORDERS),
