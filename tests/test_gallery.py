@@ -31,6 +31,8 @@ from companion.vision.gallery import (
     MATCH_SURE,
     NEAR_COPY,
     NEAR_COPY_MARGIN,
+    SEEN_COPY,
+    SEEN_COPY_MARGIN,
     Gallery,
     GalleryMatch,
     square_of_picture,
@@ -352,6 +354,19 @@ def test_a_match_with_rivals_the_gallery_has_no_picture_of_must_be_a_near_copy()
     assert not replace(near, copy_runner_up=NEAR_COPY - NEAR_COPY_MARGIN + 0.02).sure
     assert not replace(near, copy_score=NEAR_COPY - 0.01).sure
     assert not replace(near, copy_score=0.5, score=NEAR_COPY, runner_up=0.0).sure
+
+
+def test_once_the_box_is_whole_a_looser_near_copy_is_sure() -> None:
+    tile = distinct_tiles()[3]
+    seen = GalleryMatch(
+        tile, 0.5, 0.45, copy_score=SEEN_COPY + 0.005, copy_runner_up=SEEN_COPY - SEEN_COPY_MARGIN - 0.005
+    )
+    assert seen.sure and seen.copy_score < NEAR_COPY
+    assert not replace(seen, copy_score=SEEN_COPY - 0.005).sure
+    assert not replace(seen, copy_runner_up=SEEN_COPY - SEEN_COPY_MARGIN + 0.01).sure
+    # before the box is whole, a type with no picture has nothing to lose to
+    assert not replace(seen, whole_box=False).sure
+    assert not replace(seen, unseen_rivals=True).sure
 
 
 def test_a_match_is_also_sure_when_the_likeness_the_grey_fit_and_the_colours_agree() -> None:
