@@ -47,8 +47,8 @@ NEAR_COPY = 0.99
 NEAR_COPY_MARGIN = 0.1
 # Once every type has a picture (the box is whole), a looser near copy is sure: the window this
 # alike to one of the tile's pictures itself, and this much above any other way's nearest
-# picture. Most such readings are of a type a person entered earlier in the game, whose window
-# the gallery then learnt. Chosen on the third family's dev games' logged readings: 24 more
+# picture. About half such readings or more are of a type a person entered earlier in the game,
+# whose window the gallery then learnt. Chosen on the third family's dev games' logged readings: 24 more
 # sure, none wrong (models/gallery.md, "A near copy once the box is whole").
 SEEN_COPY = 0.95
 SEEN_COPY_MARGIN = 0.05
