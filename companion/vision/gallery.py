@@ -102,8 +102,9 @@ class GalleryMatch:
     layout_margin: float = -1.0
     colour_margin: float = -1.0
     # the gallery holds a picture of every type of the box: until it does (before a box is
-    # enrolled its pictures are camera windows of the tiles people entered), three ways agreeing
-    # is not enough. The bars were chosen with every type enrolled.
+    # enrolled its pictures are camera windows of the tiles people entered), neither three ways
+    # agreeing nor a near copy below NEAR_COPY is enough. Their bars were chosen with every type
+    # enrolled.
     whole_box: bool = True
     # the ways of lying the rules allow, likeliest first (at most CHOICES): what to offer a
     # person when the match is not sure
