@@ -22,10 +22,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.sim.dice_tray import render_tray
 from companion.vision.dice_model import DEFAULT_MODEL, Candidate, DiceModel, crop_side, cut_out, peaks
 from companion.vision.pips import count_pips
-from models.dice_data import PHOTOS, SYNTHETIC_SEEDS, photos
+from models.dice_data import PHOTOS, SYNTHETIC_SEEDS, evaluation_tray, photos
 
 FIND = 0.2  # the finder's bar, as the reader's (Thresholds.find)
 NEAR = 0.3  # a rendered die's spot lies within this many bodies of its top face
@@ -61,8 +60,7 @@ def rendered(model: DiceModel, trays: int) -> dict[str, list[int]]:
     tally: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
     first = SYNTHETIC_SEEDS["tune"].start
     for seed in range(first, first + trays):
-        rng = np.random.default_rng([seed, 11])
-        tray = render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
+        tray = evaluation_tray(seed)
         maps, scale = model.find(tray.image)
         spots = peaks(maps, scale, FIND)
         for die in tray.dice:

@@ -242,6 +242,13 @@ def synthetic_tray(seed: int, cocked: float = COCKED) -> RenderedTray:
     )
 
 
+def evaluation_tray(seed: int) -> RenderedTray:
+    """The rendered tray of ``seed`` that the figures read (tuning or held-out seeds): 1 to 6 dice
+    of every colour, a tenth of them cocked, in random light."""
+    rng = np.random.default_rng([seed, 11])
+    return render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
+
+
 def tray_sample(tray: RenderedTray) -> FinderSample:
     from companion.vision.dice_model import UNREADABLE
 

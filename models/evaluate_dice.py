@@ -39,13 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
-from models.dice_data import FOLD_SPLITS, FOLDS, SYNTHETIC_SEEDS, iou, photos
+from models.dice_data import FOLD_SPLITS, FOLDS, SYNTHETIC_SEEDS, evaluation_tray, iou, photos
 
 Box = tuple[float, ...]
 Truth = Sequence[tuple[int | None, Box]]
@@ -281,8 +280,7 @@ def rendered(reader: DiceReader, split: str, count: int) -> Tally:
     tally = Tally()
     first = SYNTHETIC_SEEDS[split].start
     for seed in range(first, first + count):
-        rng = np.random.default_rng([seed, 11])
-        tray = render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
+        tray = evaluation_tray(seed)
         truth = [(d.value, d.read_box if d.value is not None else d.body) for d in tray.dice]
         tally.add(f"tray {seed}", reader.read(tray.image), truth, tray.image.shape[:2])
     return tally

@@ -46,7 +46,7 @@ from companion.vision.dice_model import (
     cut_out,
     peaks,
 )
-from models.dice_data import FOLDS, SYNTHETIC_SEEDS, iou, photos
+from models.dice_data import FOLDS, SYNTHETIC_SEEDS, evaluation_tray, iou, photos
 from models.evaluate_dice import Tally
 
 # What --sweep tries.
@@ -108,8 +108,7 @@ def sweep(
         pictures.append(("photo", picture, [(d.value, d.box) for d in photo.dice]))
     first = SYNTHETIC_SEEDS["tune"].start
     for seed in range(first, first + trays):
-        rng = np.random.default_rng([seed, 11])
-        tray = render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
+        tray = evaluation_tray(seed)
         truth: Labelled = [
             (d.value, tuple(float(v) for v in (d.read_box if d.value is not None else d.body)))
             for d in tray.dice
