@@ -227,11 +227,14 @@ def step_loss(
     tiles: np.ndarray,
     pictures: np.ndarray,
     positives: np.ndarray,
+    margin: float = 0.0,
 ) -> torch.Tensor:
     seen = net(torch.from_numpy(squares))
     kept = net(torch.from_numpy(turned_pictures(pictures).astype(np.float32)))
-    logits = SCALE * seen @ kept.T
     mask = torch.from_numpy(positives[tiles])
+    # a square's own ways count ``margin`` less alike than they are: it must beat every other way
+    # by that much before the loss lets it be (an additive cosine margin, as CosFace's)
+    logits = SCALE * (seen @ kept.T - margin * mask.float())
     right = torch.logsumexp(logits.masked_fill(~mask, -1e9), dim=1)
     return (torch.logsumexp(logits, dim=1) - right).mean()
 
@@ -284,6 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warp-each-tile", action="store_true", help="lay each tile of a warped style out its own way"
     )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="how much more alike a square must be to its own ways than to any other (cosine; 0: none)",
+    )
     args = parser.parse_args(argv)
     if args.warp_each_tile and args.warp <= 0:
         parser.error("--warp-each-tile lays out the styles --warp warps: give --warp a share above 0")
@@ -318,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             squares = camera_look(mottle(squares, rng, args.mottle), rng)
             pictures = mottle(pictures, rng, args.mottle / 2)
-            loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives)
+            loss = step_loss(net, squares, data.tiles[s][chosen], pictures, positives, args.margin)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
