@@ -199,3 +199,29 @@ def test_training_refuses_the_unseen_art_it_is_judged_on_but_may_test_on_it(tmp_
     with pytest.raises(SystemExit, match="judged on, never trained on"):
         main(["--data", str(unseen), "--out", str(tmp_path / "g.onnx")])
     assert len(StyleData([str(unseen)], training=False)) == 1
+
+
+def test_a_training_margin_asks_a_square_to_win_by_that_much() -> None:
+    torch = pytest.importorskip("torch")
+    from models.evaluate_gallery import turned_pictures
+    from models.train_gallery import SCALE, step_loss
+
+    class Flat(torch.nn.Module):  # a square's pixels as its vector: the loss alone is tested
+        def forward(self, squares: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.normalize(squares.flatten(1), dim=1)
+
+    rng = np.random.default_rng(3)
+    pictures = rng.uniform(0, 255, (2, 2, 2, 3)).astype(np.float32)  # two types, four ways each
+    squares = pictures[:, ::-1, :, :].copy() + rng.normal(0, 20, pictures.shape).astype(np.float32)
+    positives = np.zeros((2, 8), bool)
+    positives[0, 0] = positives[1, 5] = True  # each square is one way of one type
+    tiles = np.array([0, 1])
+    plain = float(step_loss(Flat(), squares, tiles, pictures, positives))
+    seen = Flat()(torch.from_numpy(squares))
+    kept = Flat()(torch.from_numpy(turned_pictures(pictures).astype(np.float32)))
+    by_hand = torch.nn.functional.cross_entropy(SCALE * seen @ kept.T, torch.tensor([0, 5]))
+    assert plain == pytest.approx(float(by_hand), rel=1e-5)  # no margin: the plain softmax
+    pushed = float(step_loss(Flat(), squares, tiles, pictures, positives, margin=0.2))
+    lowered = SCALE * seen @ kept.T - SCALE * 0.2 * torch.from_numpy(positives[tiles]).float()
+    assert pushed == pytest.approx(float(torch.nn.functional.cross_entropy(lowered, torch.tensor([0, 5]))))
+    assert pushed > plain
