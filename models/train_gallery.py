@@ -232,8 +232,8 @@ def step_loss(
     seen = net(torch.from_numpy(squares))
     kept = net(torch.from_numpy(turned_pictures(pictures).astype(np.float32)))
     mask = torch.from_numpy(positives[tiles])
-    # a square's own ways count ``margin`` less alike than they are: it must beat every other way
-    # by that much before the loss lets it be (an additive cosine margin, as CosFace's)
+    # a square's own ways count ``margin`` less alike than they are, so the loss keeps pushing
+    # hard until they lead every other way by about that much (an additive cosine margin, as CosFace's)
     logits = SCALE * (seen @ kept.T - margin * mask.float())
     right = torch.logsumexp(logits.masked_fill(~mask, -1e9), dim=1)
     return (torch.logsumexp(logits, dim=1) - right).mean()
