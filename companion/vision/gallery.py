@@ -120,14 +120,13 @@ class GalleryMatch:
 
     def sure_by(self, bars: AgreedBars) -> bool:
         """Sure with other bars for the three ways agreeing: what models/gallery_bars.py weighs."""
-        copy_margin = self.copy_score - self.copy_runner_up
-        if self.copy_score >= NEAR_COPY and copy_margin >= NEAR_COPY_MARGIN:
+        if self.near_copy(NEAR_COPY, NEAR_COPY_MARGIN):
             return True
-        margin = self.score - self.runner_up
         if self.unseen_rivals:
             return False
-        if self.whole_box and self.copy_score >= SEEN_COPY and copy_margin >= SEEN_COPY_MARGIN:
+        if self.whole_box and self.near_copy(SEEN_COPY, SEEN_COPY_MARGIN):
             return True
+        margin = self.score - self.runner_up
         alone = self.score >= MATCH_SURE and margin >= MATCH_MARGIN
         agreed = (
             self.whole_box
@@ -137,6 +136,11 @@ class GalleryMatch:
             and self.colour_margin >= bars.colour
         )
         return alone or agreed
+
+    def near_copy(self, score: float, margin: float) -> bool:
+        """Whether the window is at least ``score`` alike to one of the tile's pictures itself,
+        and ``margin`` above the nearest picture of any other way."""
+        return self.copy_score >= score and self.copy_score - self.copy_runner_up >= margin
 
 
 def structure(tile: Tile) -> frozenset[tuple[str, tuple[int, ...]]]:
