@@ -225,3 +225,28 @@ def test_a_training_margin_asks_a_square_to_win_by_that_much() -> None:
     lowered = SCALE * seen @ kept.T - SCALE * 0.2 * torch.from_numpy(positives[tiles]).float()
     assert pushed == pytest.approx(float(torch.nn.functional.cross_entropy(lowered, torch.tensor([0, 5]))))
     assert pushed > plain
+
+
+def test_the_margin_given_to_training_reaches_its_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    import models.train_gallery as train_gallery
+
+    class Stop(Exception):
+        pass
+
+    given: list[float] = []
+
+    def first_step(*args: object, margin: float = 0.0) -> None:  # step_loss's own signature, in short
+        given.append(float(args[5]) if len(args) > 5 else margin)  # type: ignore[arg-type]
+        raise Stop
+
+    monkeypatch.setattr(train_gallery, "step_loss", first_step)
+    data = one_style_file(tmp_path / "train.npz", "train")
+    for flags, expected in (([], 0.0), (["--margin", "0.15"], 0.15)):
+        with pytest.raises(Stop):
+            train_gallery.main(
+                ["--data", str(data), "--epochs", "1", "--out", str(tmp_path / "g.onnx"), *flags]
+            )
+        assert given.pop() == pytest.approx(expected)
