@@ -3,6 +3,7 @@ and, where torch is installed, its training's repainting (models/train_gallery.p
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import cv2
@@ -237,9 +238,12 @@ def test_the_margin_given_to_training_reaches_its_loss(
         pass
 
     given: list[float] = []
+    signature = inspect.signature(train_gallery.step_loss)
 
-    def first_step(*args: object, margin: float = 0.0) -> None:  # step_loss's own signature, in short
-        given.append(float(args[5]) if len(args) > 5 else margin)  # type: ignore[arg-type]
+    def first_step(*args: object, **kwargs: object) -> None:  # called as step_loss would be, or refused
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        given.append(float(call.arguments["margin"]))  # type: ignore[arg-type]
         raise Stop
 
     monkeypatch.setattr(train_gallery, "step_loss", first_step)
