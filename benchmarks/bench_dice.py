@@ -2,7 +2,7 @@
 
 Run on one core:  taskset -c 0 .venv/bin/python benchmarks/bench_dice.py
   --trays N   rendered trays to read besides the real photographs (default: 30)
-  --model M   a dice model to time instead of models/dice.onnx; give it twice or more to time
+  --model M   a dice model to time instead of models/dice/dice.onnx; give it twice or more to time
               several in one run, each picture read by each in turn, and their ratios to the first
 
 Reads every held-out real photograph (640 x 480) and N rendered trays of 1 to 6 dice, each
@@ -26,7 +26,7 @@ from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel, DiceModelMissing
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # models/ (the split) is not installed
-from models.dice_data import SYNTHETIC_SEEDS, photos
+from models.training.dice_data import SYNTHETIC_SEEDS, photos
 
 TARGET_MS = 150.0
 

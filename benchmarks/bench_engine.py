@@ -15,11 +15,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from companion.games.starwars import StarWarsGame
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase
+from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.sim.games import simulate_game
 from companion.record import dump_record, parse_record, replay
-from companion.sim.starwars_games import simulate_game
 
 TARGET_PLACEMENTS_MS = 2.0
 TARGET_REPLAY_MS = 50.0

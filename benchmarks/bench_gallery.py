@@ -21,9 +21,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.games.starwars.catalog import load_catalog
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.vision.gallery import Gallery
+from companion.games.starwars.reader.gallery import tile_gallery
 from companion.vision.gallery_cache import SUFFIX as CACHE_SUFFIX
 from companion.vision.mat import CROP_PX, TILE_PX
 
@@ -41,7 +41,7 @@ def main() -> int:
     tiles = [entry.tile for entry in load_catalog().tiles]
     if args.pictures:
         tiles = tiles[: args.pictures]
-    gallery = Gallery()
+    gallery = tile_gallery()
     for tile in tiles:
         gallery.add(draw_box_tile(tile, style, 96), tile)
     rng = np.random.default_rng(0)
@@ -65,18 +65,18 @@ def main() -> int:
     # at start-up the gallery folder is read and every picture turned into vectors; it grows by a
     # picture each tile a person enters
     with tempfile.TemporaryDirectory() as folder:
-        kept = Gallery(Path(folder))
+        kept = tile_gallery(Path(folder))
         for number in range(args.load):
             tile = tiles[number % len(tiles)]
             kept.add(draw_box_tile(tile, style, 96, variant=number), tile, name=f"p{number}")
         started = time.perf_counter()
-        loaded = Gallery(Path(folder))
+        loaded = tile_gallery(Path(folder))
         took = time.perf_counter() - started
         # the first start after an update of the model works every picture's vectors out again
         for kept_vectors in Path(folder).glob(f"*{CACHE_SUFFIX}"):
             kept_vectors.unlink()
         started = time.perf_counter()
-        Gallery(Path(folder))
+        tile_gallery(Path(folder))
         first = time.perf_counter() - started
     print(
         f"  reading a gallery folder of {len(loaded)} pictures: {took:.2f} s "

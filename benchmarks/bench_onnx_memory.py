@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from companion.games.starwars import models as starwars_models
 from companion.service.memory import tune_allocator
 from companion.vision.onnx import open_session
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
 PARTS = ("arena", "none", "none-tuned")
 
 
@@ -51,7 +51,7 @@ def with_arena(path: Path) -> ort.InferenceSession:
 
 def open_pair(arena: bool) -> tuple[ort.InferenceSession, ort.InferenceSession]:
     opener = with_arena if arena else open_session
-    return opener(MODELS / "cells.onnx"), opener(MODELS / "meeples.onnx")
+    return opener(starwars_models.cells_path()), opener(starwars_models.meeples_path())
 
 
 def windows(rng: np.random.Generator, count: int) -> np.ndarray:

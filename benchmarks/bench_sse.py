@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.games.starwars import StarWarsGame
-from companion.sim.starwars_games import simulate_game
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.sim.games import simulate_game
 
 TARGET_P95_MS = 300.0
 PIN = "2468"

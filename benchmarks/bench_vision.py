@@ -22,20 +22,21 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.games.starwars import models as starwars_models
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from companion.games.base import Player, Setup  # noqa: E402
 from companion.games.starwars.catalog import load_catalog  # noqa: E402
-from companion.sim.play import simulated_game  # noqa: E402
-from companion.sim.render import Camera, PlacedTile, Renderer, Scene  # noqa: E402
-from companion.table.board_read import read_board  # noqa: E402
+from companion.games.starwars.reader.board_read import read_board  # noqa: E402
+from companion.games.starwars.reader.loop import CameraLoop  # noqa: E402
+from companion.games.starwars.reader.tracker import Tracker  # noqa: E402
+from companion.games.starwars.sim.play import simulated_game  # noqa: E402
+from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene  # noqa: E402
 from companion.table.links import EngineLink  # noqa: E402
-from companion.table.loop import CameraLoop  # noqa: E402
-from companion.table.tracker import Tracker  # noqa: E402
 from companion.vision.frames import check_frame  # noqa: E402
 from companion.vision.mat import STANDARD_MAT  # noqa: E402
-from companion.vision.meeples import MeepleModel  # noqa: E402
 from companion.vision.motion import SettleDetector, StillAverage  # noqa: E402
 from companion.vision.reader import CellModel  # noqa: E402
 from companion.vision.watcher import Watcher  # noqa: E402
@@ -46,7 +47,9 @@ TARGETS = {"settle_to_event_ms": 100.0, "reread_76_s": 1.0, "change_fps": 15.0, 
 
 def settle_to_event(model: CellModel, tiles: int) -> list[float]:
     link = EngineLink(Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black"))))
-    loop = CameraLoop(Watcher(model, meeple_model=MeepleModel()), Tracker(link, model.labels))
+    loop = CameraLoop(
+        Watcher(model, meeple_model=starwars_models.meeple_model()), Tracker(link, model.labels)
+    )
     renderer = Renderer(Camera.from_seed(CAMERA))
     scene = Scene(STANDARD_MAT.board.centre)
     seed = 0
@@ -163,7 +166,7 @@ def main() -> int:
     parser.add_argument("--rss-seconds", type=float, default=60)
     args = parser.parse_args()
     print(f"cpu affinity: {sorted(os.sched_getaffinity(0))}")
-    model = CellModel()
+    model = starwars_models.cell_model()
     figures = {}
     timings = settle_to_event(model, args.tiles)
     figures["settle_to_event_ms"] = max(timings)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,25 +13,31 @@ from pathlib import Path
 from companion import __version__
 from companion.dice_cli import add_dice_command
 from companion.errors import UserError
-from companion.record import BadRecord, dump_record, parse_record, read_record, replay
+from companion.games.registry import manifest, manifests
+from companion.record import BadRecord, dump_record, parse_record, read_record, replay_lines
 from companion.replay import replay_json, scoreboard_text
 from companion.service.cli import add_service_commands
+from companion.sim.random_player import play_random
 
 
 def _replay(args: argparse.Namespace) -> int:
     record = parse_record(sys.stdin.buffer.read()) if args.file == "-" else read_record(args.file)
-    game = replay(record)
+    game, lines = replay_lines(record)
     if args.json:
-        sys.stdout.write(json.dumps(replay_json(game), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(replay_json(game, lines), ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(scoreboard_text(game))
     return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from companion.sim.starwars_games import simulate_game
-
-    result = simulate_game(args.players, args.seed, args.variant, catalog_ids=args.catalog_ids)
+    game = manifest(args.game)
+    flags = frozenset(flag for flag in game_flags() if getattr(args, flag.replace("-", "_")))
+    kit = game.simulator() if game.simulator is not None else None
+    if kit is not None and kit.play is not None and not args.random_player:
+        result = kit.play(args.players, args.seed, args.variant or game.variants[0], flags)
+    else:
+        result = play_random(game, args.players, args.seed, args.variant)
     text = dump_record(type(result.game), result.setup, result.events)
     if args.out == "-":
         sys.stdout.write(text)
@@ -40,12 +47,20 @@ def _simulate(args: argparse.Namespace) -> int:
         except OSError as error:
             raise UserError(f"cannot write {args.out}: {error.strerror or error}") from None
     scores = ", ".join(f"{name} {points}" for name, points in result.game.scores().items())
-    print(
-        f"wrote {args.out}: {len(result.events)} events, {len(result.game.board.tiles)} tiles, "
-        f"{_count(len(result.game.battles), 'battle')}; scores: {scores}",
-        file=sys.stderr,
-    )
+    summary = result.summary or f"{len(result.events)} events"
+    won = ", ".join(result.game.winners())
+    ending = f"; won by {won}" if won else ""
+    print(f"wrote {args.out}: {summary}{ending}; scores: {scores}", file=sys.stderr)
     return 0
+
+
+def game_flags() -> dict[str, str]:
+    """Every flag any game's simulator offers, with what it does."""
+    flags: dict[str, str] = {}
+    for game in manifests():
+        for flag, meaning in game.sim_flags.items():
+            flags.setdefault(flag, f"{meaning} ({game.name})")
+    return flags
 
 
 def _count(number: int, word: str) -> str:
@@ -168,74 +183,6 @@ def _mat(args: argparse.Namespace) -> int:
     return 0
 
 
-def _board_read(args: argparse.Namespace) -> int:
-    from companion.table.board_read import board_text, load_image, read_board
-    from companion.vision.reader import CellModel, ModelMissing
-
-    image = load_image(args.image)
-    try:
-        model = CellModel(Path(args.model)) if args.model else CellModel()
-    except ModelMissing as error:
-        raise UserError(str(error)) from None
-    result = {"image": args.image, **read_board(image, model)}
-    if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(board_text(result))
-    return 0
-
-
-def _enroll(args: argparse.Namespace) -> int:
-    from companion.games.starwars.catalog import load_catalog
-    from companion.vision.gallery import Gallery, flat_picture
-    from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
-    from companion.web.server import default_state_dir
-
-    source = Path(args.folder)
-    if not source.is_dir():
-        raise UserError(f"{source} is not a folder (expected NAME.png or NAME.jpg beside NAME.json)")
-    pictures, bad = read_folder(source)
-    pictured = {path.stem for path in source.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES}
-    lone_labels = [
-        f"{label}: no {label.stem}.png or {label.stem}.jpg beside it, the picture it labels"
-        for label in sorted(source.glob("*.json"))
-        if label.stem not in pictured
-    ]
-    if not pictures and not bad:
-        raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
-    target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
-    gallery = Gallery(None if args.check else target)
-    known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
-    new: list[str] = []
-    kept = 0
-    offered = len(pictures) + len(bad)  # before the loop adds the pictures it cannot keep
-    for picture, tile, name in pictures:
-        if flat_picture(picture):
-            bad.append(f"{name}: one flat colour, no tile in it: take the picture again, the tile filling it")
-            continue
-        try:
-            gallery.add(picture, tile, name=f"enrolled-{name}")
-        except ValueError as error:
-            bad.append(f"{name}: {error}")
-            continue
-        except OSError as error:
-            raise UserError(f"cannot keep the pictures in {target}: {error.strerror or error}") from None
-        kept += 1
-        if tile not in known:
-            new.append(f"{name} ({tile.describe()})")
-    if args.check:
-        print(f"would enroll {kept} of {offered} pictures (--check: nothing kept)", file=sys.stderr)
-    else:
-        print(f"enrolled {kept} of {offered} pictures: kept in {target}", file=sys.stderr)
-    for reason in gallery.skipped:
-        print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
-    for name in new:
-        print(f"  not in the catalog, read as a new tile type: {name}", file=sys.stderr)
-    for reason in bad + lone_labels:
-        print(f"  skipped {reason}", file=sys.stderr)
-    return 1 if bad or lone_labels else 0
-
-
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
     command.add_argument(
         "--host",
@@ -263,14 +210,24 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--json", action="store_true", help="print the result as JSON")
     replay_cmd.set_defaults(run=_replay)
 
+    games = manifests()
+    simulated = [g.name for g in games if g.simulator is not None]
     sim = commands.add_parser("simulate", help="play a legal game drawn by --seed and write its record")
-    sim.add_argument("--game", default="starwars", help="the game (default: starwars)")
-    sim.add_argument("--players", type=int, default=3, help="2 to 5 (default: 3)")
+    sim.add_argument(
+        "--game", choices=simulated, default=simulated[0], help=f"the game (default: {simulated[0]})"
+    )
+    sim.add_argument("--players", type=int, default=None, help="how many (default: the game's fewest, or 3)")
     sim.add_argument(
         "--seed", type=int, default=0, help="which game: the same seed gives the same game (default: 0)"
     )
-    sim.add_argument("--variant", choices=("standard", "teams"), default="standard")
-    sim.add_argument("--catalog-ids", action="store_true", help="write tiles as catalog ids, not inline")
+    sim.add_argument("--variant", default=None, help="one of the game's variants (default: its first)")
+    for flag, meaning in game_flags().items():
+        sim.add_argument(f"--{flag}", action="store_true", help=meaning)
+    sim.add_argument(
+        "--random-player",
+        action="store_true",
+        help="play with the one random player every game has, not the game's own simulator",
+    )
     sim.add_argument("--out", required=True, help="where to write the record ('-' for stdout)")
     sim.set_defaults(run=_simulate, command_parser=sim)
 
@@ -330,47 +287,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mat.set_defaults(run=_mat)
 
-    board = commands.add_parser("board", help="read a board from a photograph of the play mat")
-    board_commands = board.add_subparsers(dest="board_command", required=True, metavar="ACTION")
-    board_read = board_commands.add_parser("read", help="every tile (inline, as it lies) and meeple in IMAGE")
-    board_read.add_argument("image", metavar="IMAGE", help="a photograph or camera frame (PNG, JPEG)")
-    board_read.add_argument(
-        "--game", choices=("starwars",), default="starwars", help="the game (default: starwars)"
-    )
-    board_read.add_argument("--json", action="store_true", help="print the result as JSON")
-    board_read.add_argument("--model", help="the cell model (default: models/cells.onnx)")
-    board_read.set_defaults(run=_board_read)
-
-    enroll = commands.add_parser(
-        "enroll",
-        aliases=["enrol"],
-        help="teach the companion your box's tiles from a folder of labelled pictures",
-    )
-    enroll.add_argument(
-        "folder", metavar="FOLDER", help="NAME.png or NAME.jpg (one tile, filling it) beside NAME.json"
-    )
-    enroll.add_argument(
-        "--state-dir",
-        help="where the gallery is kept (default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
-    )
-    enroll.add_argument("--check", action="store_true", help="only check the pictures; keep nothing")
-    enroll.set_defaults(run=_enroll)
-
+    for game in manifests():
+        if game.commands is not None:
+            game.commands()(commands)  # the game's own commands ("board read", "enroll")
     add_dice_command(commands)
     add_service_commands(commands)
     return parser
+
+
+def _check_simulate(args: argparse.Namespace) -> None:
+    """Refuse what the chosen game cannot simulate, in its own terms."""
+    game = manifest(args.game)
+    fewest, most = game.players
+    if args.players is None:
+        args.players = max(fewest, min(3, most))
+    if not fewest <= args.players <= most:
+        args.command_parser.error(f"{game.title} takes {fewest} to {most} players, not {args.players}")
+    if args.variant is not None and args.variant not in game.variants:
+        args.command_parser.error(
+            f"{game.title} has the variants {', '.join(game.variants)}, not {args.variant!r}"
+        )
+    for flag in game_flags():
+        if getattr(args, flag.replace("-", "_")) and flag not in game.sim_flags:
+            args.command_parser.error(f"--{flag} is not for {game.title}")
+    if game.simulator is None:
+        args.command_parser.error(f"{game.title} has no simulator")
+        return
+    try:  # the seating the game's simulator would choose, tried on a throwaway generator
+        game.simulator().setup(args.players, args.variant or game.variants[0], random.Random(0))
+    except ValueError as error:
+        args.command_parser.error(str(error))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "simulate":
-        if args.game != "starwars":
-            args.command_parser.error(f"only --game starwars can be simulated so far, not {args.game}")
-        if not 2 <= args.players <= 5:
-            args.command_parser.error(f"Star Wars takes 2 to 5 players, not {args.players}")
-        if args.variant == "teams" and args.players != 4:
-            args.command_parser.error("the team variant is for exactly 4 players")
+        _check_simulate(args)
     if args.command == "demo" and args.pace is not None and not args.record:
         args.command_parser.error("--pace is the pause between a record's events: give --record too")
     try:

@@ -25,7 +25,7 @@ def add_dice_command(commands: Any) -> None:
     read.add_argument(
         "--expected", type=_count, metavar="N", help="how many dice were rolled (more are reported)"
     )
-    read.add_argument("--model", help="the dice model (default: models/dice.onnx)")
+    read.add_argument("--model", help="the dice model (default: models/dice/dice.onnx)")
     read.set_defaults(run=run_dice_read)
 
 
@@ -61,7 +61,13 @@ def run_dice_read(args: argparse.Namespace) -> int:
             continue
         reading = reader.read(picture, expected=args.expected)
         dice = [
-            {"value": d.value, "box": list(d.box), "confidence": d.confidence, "colour": d.colour}
+            {
+                "face": d.face,
+                "value": d.value,
+                "box": list(d.box),
+                "confidence": d.confidence,
+                "colour": d.colour,
+            }
             for d in reading.dice
         ]
         results.append({"image": path, "dice": dice, "status": reading.status, "message": reading.message})

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.games import game_class
 from companion.games.base import RECORD_VERSION, FormatError, Game, IllegalEvent, RecordError, Setup
 from companion.games.fields import is_int, json_type
+from companion.games.registry import game_class
 
 JSON_WHITESPACE = " \t\r"  # what JSON counts as white space (a line has no \n); nothing else is blank
 
@@ -151,14 +151,21 @@ def read_record(path: str | Path) -> Record:
 
 def replay(record: Record, upto: int | None = None) -> Game:
     """Play a record's events through its engine; a rule broken names its line."""
+    return replay_lines(record, upto)[0]
+
+
+def replay_lines(record: Record, upto: int | None = None) -> tuple[Game, list[int]]:
+    """``replay``, and for each entry of the game's log the record line that caused it."""
     game = record.game(record.setup)
+    lines: list[int] = []
     events = record.events if upto is None else record.events[:upto]
     for number, event in events:
         try:
-            game.apply(event)
+            changes = game.apply(event)
         except IllegalEvent as error:
             raise BadRecord(number, error.reason) from None
-    return game
+        lines += [number] * len(changes)
+    return game, lines
 
 
 def dump_record(game: type[Game], setup: Setup, events: Sequence[Any]) -> str:

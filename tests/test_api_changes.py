@@ -81,7 +81,7 @@ def test_undo_takes_the_last_event_back_and_says_why(site: Site) -> None:
     response = site.post("/api/undo", {"reason": "the die was cocked"})
     assert response.status_code == 200
     state = site.client.get("/api/state").get_json()
-    assert state["scores"] == {"Ana": 0, "Ben": 0} and state["phase"] == "battle"
+    assert state["scores"] == {"Ana": 0, "Ben": 0} and state["extras"]["phase"] == "battle"
     top = site.client.get("/api/timeline").get_json()[0]
     assert top["kind"] == "correction" and top["reason"] == "the die was cocked"
     assert top["text"] == "Undone: Ben rolled 1"
@@ -100,7 +100,7 @@ def test_fix_a_die_a_meeple_and_a_tile(site: Site) -> None:
         == 200
     )
     state = site.client.get("/api/state").get_json()
-    assert state["scores"] == {"Ana": 1, "Ben": 1} and state["phase"] == "battle"
+    assert state["scores"] == {"Ana": 1, "Ben": 1} and state["extras"]["phase"] == "battle"
     # the meeple: were it large, Ana would roll 2 dice, and her recorded roll of one no longer fits
     large = {"event": "meeple", "player": "Ana", "at": [2, 0], "feature": "W", "size": "large"}
     refused = site.post("/api/corrections", {"op": "replace", "index": 7, "event": large, "reason": "large"})
@@ -202,7 +202,7 @@ def test_the_fix_page_offers_each_event(site: Site) -> None:
     html = site.client.get("/fix").get_data(as_text=True)
     assert html.count('data-op="replace"') == 12
     assert 'id="event-11"' in html and "Ben rolled 1" in html
-    assert 'name="dice" value="1"' in html
+    assert 'data-field="dice" data-as="numbers" value="1"' in html
 
 
 def test_record_lines_helper_reads_headers_without_expectations() -> None:

@@ -8,10 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.tiles import Tile, parse_tile
-from companion.sim.art_box import BOX_STYLES
-from companion.sim.art_invented import (
+from companion.games.starwars.art.box import BOX_STYLES
+from companion.games.starwars.art.invented import (
     FACTIONS,
     GLYPHS,
     INVENTED_STYLES,
@@ -22,9 +20,11 @@ from companion.sim.art_invented import (
     draw_invented_tile,
     is_invented_style,
 )
-from companion.sim.art_wide import WIDE_STYLES
-from companion.sim.render import tile_picture
-from models.cell_data import SPLITS, data_parser, split_of
+from companion.games.starwars.art.wide import WIDE_STYLES
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.sim.render import tile_picture
+from companion.games.starwars.tiles import Tile, parse_tile
+from models.training.cell_data import SPLITS, data_parser, split_of
 
 SIZE = 96
 ROUTE_NS = parse_tile({"features": [{"kind": "route", "edges": "NS"}]})

@@ -9,9 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from companion.games.starwars.tiles import parse_tile
-from companion.sim.art_box import BOX_STYLES
-from companion.sim.art_wide import (
+from companion.games.starwars.art.box import BOX_STYLES
+from companion.games.starwars.art.wide import (
     FIELDS,
     GROUNDS,
     PLANETS,
@@ -23,8 +22,9 @@ from companion.sim.art_wide import (
     is_wide_style,
     route_points,
 )
-from companion.sim.render import _tile_picture
-from models.cell_data import SPLITS, TEST_ONLY, data_parser, split_of
+from companion.games.starwars.sim.render import _tile_picture
+from companion.games.starwars.tiles import parse_tile
+from models.training.cell_data import SPLITS, TEST_ONLY, data_parser, split_of
 
 SIZE = 96
 ROUTE_NS = parse_tile({"features": [{"kind": "route", "edges": "NS"}]})

@@ -9,18 +9,19 @@ import numpy as np
 import pytest
 
 from companion.errors import UserError
+from companion.games.starwars import models as starwars_models
 from companion.games.starwars.catalog import load_catalog
-from companion.sim.render import Camera, PlacedTile, Renderer, Scene
-from companion.table.board_read import read_board
+from companion.games.starwars.reader.board_read import read_board
+from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene
 from companion.vision.mat import STANDARD_MAT
 from companion.vision.matfile import write_mat_png
 from companion.vision.reader import CellModel
-from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES
+from models.training.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES
 
 
 @pytest.fixture(scope="module")
 def model() -> CellModel:
-    return CellModel()
+    return starwars_models.cell_model()
 
 
 def table_picture() -> tuple[np.ndarray, dict[tuple[int, int], dict]]:  # type: ignore[type-arg]

@@ -23,8 +23,8 @@ from typing import Any
 from conftest import PIN
 from test_browser import REPO, _browser_or_skip, _fits_the_phone, _phone_browser, _server, _wait
 
+from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, Tile
-from companion.sim.enrol_table import EnrolTable
 
 SHOTS = REPO / "build" / "screenshots"
 TAP_S, LOOK_S, LAY_S = 1.1, 1.35, 2.0

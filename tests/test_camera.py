@@ -1,6 +1,6 @@
 """The camera path end to end, and what it does with bad input: a prompt or a status, never a
 wrong score. Frames come from the simulated table only; the models are the shipped
-models/cells.onnx and models/meeples.onnx."""
+models/starwars/cells.onnx and models/starwars/meeples.onnx."""
 
 from __future__ import annotations
 
@@ -12,22 +12,29 @@ import numpy as np
 import pytest
 
 from companion.games.base import IllegalEvent, Player, Setup
+from companion.games.starwars import models as starwars_models
+from companion.games.starwars.art.box import BOX_STYLES
 from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.reader.loop import CameraLoop
+from companion.games.starwars.reader.tracker import Tracker
+from companion.games.starwars.sim.play import (
+    GameRead,
+    enter_what_happened,
+    fix_what_went_wrong,
+    read_game,
+    simulated_game,
+)
+from companion.games.starwars.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
+from companion.games.starwars.sim.table import SimulatedTable
 from companion.games.starwars.spots import spots_of
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.sim.art_box import BOX_STYLES
-from companion.sim.play import GameRead, enter_what_happened, fix_what_went_wrong, read_game, simulated_game
-from companion.sim.render import Camera, Hand, PlacedMeeple, PlacedTile, Renderer, Scene
-from companion.sim.table import SimulatedTable
 from companion.table.links import EngineLink
-from companion.table.loop import CameraLoop
-from companion.table.tracker import Tracker
 from companion.vision.mat import PX_PER_MM, STANDARD_MAT
 from companion.vision.meeples import MeepleModel
 from companion.vision.motion import mean_frame
 from companion.vision.reader import CellModel
 from companion.vision.watcher import Observation, Watcher
-from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, random_unknown_tile, tile_classes
+from models.training.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES, random_unknown_tile, tile_classes
 
 STYLE = HELD_OUT_STYLES[3]
 CAMERA = HELD_OUT_CAMERAS[7]
@@ -35,12 +42,12 @@ CAMERA = HELD_OUT_CAMERAS[7]
 
 @pytest.fixture(scope="module")
 def model() -> CellModel:
-    return CellModel()
+    return starwars_models.cell_model()
 
 
 @pytest.fixture(scope="module")
 def meeple_model() -> MeepleModel:
-    return MeepleModel()
+    return starwars_models.meeple_model()
 
 
 def test_a_simulated_game_read_from_frames_alone_is_the_ground_truth(

@@ -33,6 +33,7 @@ from companion.cameras.opencv import FLUSH_FRAMES, UsbCamera, VideoFileCamera
 from companion.cameras.picam import MISSING, PiCamera
 from companion.cameras.simulated import FramesCamera, disconnected
 from companion.errors import ConfigError
+from companion.games.starwars import models as starwars_models
 
 SIDE = 24  # the bright square that numbers a recorded frame: its left edge is at SIDE * number
 WIDTH, HEIGHT = 320, 96
@@ -600,18 +601,17 @@ def test_a_backend_bug_on_read_is_a_fault_not_a_crash() -> None:
 
 
 def test_a_game_is_still_read_after_the_camera_drops_out_for_three_reads() -> None:
-    from companion.sim.play import GameRead, simulated_game
-    from companion.sim.table import SimulatedTable
+    from companion.games.starwars.reader.loop import CameraLoop
+    from companion.games.starwars.reader.tracker import Tracker
+    from companion.games.starwars.sim.play import GameRead, simulated_game
+    from companion.games.starwars.sim.table import SimulatedTable
     from companion.table.links import EngineLink
-    from companion.table.loop import CameraLoop
-    from companion.table.tracker import Tracker
-    from companion.vision.reader import CellModel
     from companion.vision.watcher import Watcher
-    from models.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES
+    from models.training.cell_data import HELD_OUT_CAMERAS, HELD_OUT_STYLES
 
     truth = simulated_game(seed=3, players=2, tiles=4, meeple_chance=0)
     table = SimulatedTable(truth, HELD_OUT_STYLES[3], HELD_OUT_CAMERAS[7], seed=3)
-    model = CellModel()
+    model = starwars_models.cell_model()
     link = EngineLink(truth.setup)
     tracker = Tracker(link, model.labels, table.dice)
     loop = CameraLoop(Watcher(model), tracker)

@@ -67,8 +67,9 @@ def test_simulate_teams_and_catalog_ids(tmp_path: Path, capsys: pytest.CaptureFi
 def test_readable_replay_shows_scores_and_log(records_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(records_dir / "asteroid-battle-tie.jsonl")]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "Carcassonne: Star Wars (standard): in progress, turn 10"
-    assert out.index("Cid") < out.index("Ana") < out.index("Ben")  # ranked by score
+    assert out.splitlines()[0] == "Carcassonne: Star Wars (standard): in progress, turn 11, Ben's turn"
+    ranking = out.split("\n", 2)[2]
+    assert ranking.index("Cid") < ranking.index("Ana") < ranking.index("Ben")  # ranked by score
     assert "asteroid field: 5 tiles x 2 + 1 symbol x 2 = 12" in out
 
 
@@ -77,7 +78,7 @@ def test_readable_replay_shows_scores_and_log(records_dir: Path, capsys: pytest.
     [
         (["--players", "7"], "2 to 5 players, not 7"),
         (["--players", "3", "--variant", "teams"], "exactly 4 players"),
-        (["--game", "gaia"], "only --game starwars"),
+        (["--game", "nosuchgame"], "invalid choice: 'nosuchgame'"),
     ],
 )
 def test_simulate_refuses_impossible_tables(

@@ -1,4 +1,4 @@
-"""What the dice reader is trained on (models/dice_data.py, ``harvest``): with a ring, spots
+"""What the dice reader is trained on (models/training/dice_data.py, ``harvest``): with a ring, spots
 around each labelled die's top face, off it, are added as "none" where no other die lies, and
 the dice's own crops stay as they were."""
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from companion.vision.dice_model import NONE
-from models.dice_data import BARE_KEPT, PATCH_PER_CROP, FinderSample, ReadSample, TrayDie, harvest
+from models.training.dice_data import BARE_KEPT, PATCH_PER_CROP, FinderSample, ReadSample, TrayDie, harvest
 
 FACE = 28.0  # each die's top face, a side in pixels: drawn as a disc this wide
 TRAY = 90  # the tray's grey; each die's face has a grey of its own
@@ -64,7 +64,7 @@ def test_a_ring_adds_spots_off_the_top_faces_as_none_and_never_on_a_neighbour() 
 def test_the_share_of_cocked_training_dice_is_as_asked() -> None:
     # a cocked rendered die has no value; the same seed with no share cocks none, and with the
     # whole share cocks every die
-    from models.dice_data import synthetic_tray
+    from models.training.dice_data import synthetic_tray
 
     seeds = [s for s in range(40) if synthetic_tray(s, cocked=0.0).dice][:6]
     assert seeds

@@ -17,10 +17,18 @@ from companion.sim.dice_tray import render_tray
 from companion.vision.dice import THRESHOLDS, DiceReader, _which, colour_name
 from companion.vision.dice_model import CROP_PX, NONE, UNREADABLE, DiceModel
 from companion.vision.dice_reading import TRAY_STATUSES, Die, TrayReading
-from models.dice_data import FOLDS, TrayDie, fold_of, held_out, photos, real_finder_samples, spot_label
-from models.evaluate_dice import Tally, extra_kind, face_box, match_by_die, match_by_iou
+from models.training.dice_data import (
+    FOLDS,
+    TrayDie,
+    fold_of,
+    held_out,
+    photos,
+    real_finder_samples,
+    spot_label,
+)
+from models.training.evaluate_dice import Tally, extra_kind, face_box, match_by_die, match_by_iou
 
-# Seeds of rendered trays used here: from the held-out range (models/dice_data.py), never
+# Seeds of rendered trays used here: from the held-out range (models/training/dice_data.py), never
 # trained or tuned on.
 SEED = 590_000
 
@@ -71,7 +79,7 @@ def test_the_training_split_is_cut_into_fixed_folds_of_about_a_quarter_never_tra
     held = {p.path.name for p in photos("held-out", tmp_path)}
     assert len(train) == 232 and not train & held
     folds = [{p.path.name for p in photos("fold", tmp_path, fold)} for fold in range(FOLDS)]
-    # fixed: fold 0, on which fair_unread was set (models/dice.md), is these 56 photographs
+    # fixed: fold 0, on which fair_unread was set (models/dice/dice.md), is these 56 photographs
     assert [len(fold) for fold in folds] == [56, 47, 69, 60]
     assert sorted(folds[0])[:3] == ["dice_13.jpg", "dice_15.jpg", "dice_18.jpg"]
     assert set().union(*folds) == train  # every training photograph in one fold, none held out
@@ -90,7 +98,7 @@ def test_the_training_split_is_cut_into_fixed_folds_of_about_a_quarter_never_tra
 
 
 def test_a_fold_is_named_wherever_one_is_read(capsys: pytest.CaptureFixture[str]) -> None:
-    from models.evaluate_dice import main as evaluate
+    from models.training.evaluate_dice import main as evaluate
 
     for argv in (["--split", "fold"], ["--split", "train", "--fold", "0"]):
         with pytest.raises(SystemExit):
@@ -106,7 +114,7 @@ def test_held_out_photographs_are_read_right(reader: DiceReader, held_out_photos
         assert len(reading.dice) == len(photo.dice), photo.path.name
         for label in photo.dice:
             # matched by the label's centre, not by IoU: the photographs' labels draw a 1 now
-            # around its pip, now around the whole face (models/dice.md), so the IoU figure is
+            # around its pip, now around the whole face (models/dice/dice.md), so the IoU figure is
             # the evaluation's business, and what is asserted here is the reading
             x, y, w, h = label.box
             best = min(
@@ -229,7 +237,7 @@ def test_a_fairly_sure_value_is_given_only_to_a_die_the_reader_sees_no_lean_in(
 
 
 @pytest.mark.xfail(
-    strict=True, reason="known limit: half a real die at the edge is not found (models/dice.md)"
+    strict=True, reason="known limit: half a real die at the edge is not found (models/dice/dice.md)"
 )
 def test_a_real_photograph_cut_through_a_die_is_on_the_edge(
     reader: DiceReader, held_out_photos: list
@@ -242,7 +250,7 @@ def test_a_real_photograph_cut_through_a_die_is_on_the_edge(
 
 
 @pytest.mark.xfail(
-    strict=True, reason="known limit: the skin rule misses this rendered hand (models/dice.md)"
+    strict=True, reason="known limit: the skin rule misses this rendered hand (models/dice/dice.md)"
 )
 def test_a_hand_in_the_tray(reader: DiceReader) -> None:
     _never_guessed(reader.read(render_tray(SEED + 4, dice=3, hand=True).image), "hand")
@@ -288,7 +296,7 @@ def test_a_blurred_frame(reader: DiceReader, held_out_photos: list) -> None:  # 
 
 
 @pytest.mark.xfail(
-    strict=True, reason="known limit: the skin rule takes this orange die for a hand (models/dice.md)"
+    strict=True, reason="known limit: the skin rule takes this orange die for a hand (models/dice/dice.md)"
 )
 def test_a_cocked_die_is_named_and_not_read(reader: DiceReader) -> None:
     reading = reader.read(render_tray(SEED + 6, dice=2, cocked=1.0).image)
@@ -383,7 +391,11 @@ def test_the_fair_matching_judges_the_die_not_the_box_convention() -> None:
 def test_both_figures_are_kept_and_a_cocked_die_read_is_a_wrong_value() -> None:
     tally = Tally()
     reading = TrayReading(
-        (Die(1, (86, 86, 40, 40), 0.99), Die(4, (300, 300, 30, 20), 0.95), Die(5, (88, 128, 36, 20), 0.9)),
+        (
+            Die("1", (86, 86, 40, 40), 0.99),
+            Die("4", (300, 300, 30, 20), 0.95),
+            Die("5", (88, 128, 36, 20), 0.9),
+        ),
         "ok",
     )
     truth = [(1, (100.0, 100.0, 12.0, 12.0)), (None, (290.0, 290.0, 50.0, 50.0))]
@@ -423,8 +435,8 @@ def test_a_missing_photo_folder_is_said_not_read_as_no_photographs(tmp_path: Pat
 def test_the_sweep_tries_the_thresholds_named_and_refuses_a_name_it_does_not_know(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from models.tune_dice import _grid
-    from models.tune_dice import main as tune
+    from models.training.tune_dice import _grid
+    from models.training.tune_dice import main as tune
 
     assert _grid(["fair=0.7,0.8", "fair_unread=0"]) == {"fair": (0.7, 0.8), "fair_unread": (0.0,)}
     assert _grid([]) is None
@@ -447,7 +459,7 @@ def test_the_sweep_tries_the_thresholds_named_and_refuses_a_name_it_does_not_kno
 
 
 def test_the_tuning_sweep_s_cached_model_reads_as_the_model_does(reader: DiceReader) -> None:
-    from models.tune_dice import CachedModel
+    from models.training.tune_dice import CachedModel
 
     tray = render_tray(SEED + 7, dice=3)
     cached = DiceReader(CachedModel(reader.model), reader.thresholds)

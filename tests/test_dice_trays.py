@@ -16,27 +16,34 @@ from tray_kit import FakeClock, Hands, blinks, led_colour
 from companion.devices.config import trays_config
 from companion.devices.signals import GREEN, OFF_LIGHT, PROBLEM, READ, RED, ROLLING, WAITING, WHITE
 from companion.devices.tray import DiceTray, build_trays
+from companion.games.starwars import models as starwars_models
 from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.reader.dice import BattleTrays
+from companion.games.starwars.reader.tracker import Tracker
 from companion.table.dice_checks import reading_problem
 from companion.table.links import EngineLink
-from companion.table.tracker import Tracker
-from companion.table.trays import GREEN_HOLD, LED_COLOURS, BattleTrays
-from companion.vision.dice_reading import Die, TrayReading
+from companion.table.trays import GREEN_HOLD, LED_COLOURS, DiceTrays
+from companion.vision.dice_reading import PIPS, Die, TrayReading
 from companion.vision.labels import TileLabels
-from companion.vision.reader import MODELS
 
-LABELS = TileLabels.load(MODELS / "cells.labels.json")
+LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))
 OFF = (0.0, 0.0, 0.0)
 VIOLET = LED_COLOURS["black"]
 
 
 def dice(*values: int | None, confidence: float = 0.97) -> TrayReading:
     """A good reading of these values, dice left to right (None: a die that cannot be read)."""
-    return TrayReading(tuple(Die(v, (40 * i, 10, 30, 30), confidence) for i, v in enumerate(values)))
+    return TrayReading(
+        tuple(
+            Die(None if v is None else str(v), (40 * i, 10, 30, 30), confidence) for i, v in enumerate(values)
+        )
+    )
 
 
 class FakeReader:
     """Returns the readings queued for each tray; the tray is told by the picture's first pixel."""
+
+    faces = PIPS
 
     def __init__(self) -> None:
         self.queued: dict[int, list[TrayReading]] = {}
@@ -70,8 +77,8 @@ class Table:
         config = trays_config({"pin_factory": "mock", "settle_ms": 700, "tray": trays})
         self.trays = build_trays(config, factory, self.clock, animate=False)
         self.reader = FakeReader()
-        self.flow = BattleTrays(self.trays, tray_picture, self.reader, self.clock)
-        self.tracker = Tracker(self.link, LABELS, self.flow)
+        self.flow = DiceTrays(self.trays, tray_picture, self.reader, self.clock)
+        self.tracker = Tracker(self.link, LABELS, BattleTrays(self.flow))
 
     @property
     def rolls(self) -> list[tuple[str, list[int]]]:
@@ -371,7 +378,7 @@ def test_a_camera_that_fails_is_a_problem_and_the_loop_goes_on(factory: Any) -> 
 def test_the_cocked_dice_are_named_left_to_right_as_the_picture_shows_them() -> None:
     # listed out of order by the reader: boxes at x = 200, 10, 100
     reading = TrayReading(
-        (Die(3, (200, 0, 30, 30), 0.9), Die(None, (10, 0, 30, 30), 0.6), Die(None, (100, 0, 30, 30), 0.6))
+        (Die("3", (200, 0, 30, 30), 0.9), Die(None, (10, 0, 30, 30), 0.6), Die(None, (100, 0, 30, 30), 0.6))
     )
     problem = reading_problem(reading, 3, "Ana", 2, 0.5)
     assert problem == (
@@ -385,7 +392,7 @@ def test_the_roll_event_is_exactly_what_the_record_format_takes(factory: Any) ->
     table = Table(factory, "route-battle.jsonl", TWO_TRAYS)
     one, _ = table.trays
     table.poll()
-    (event,) = table.roll(one, TrayReading((Die(5, (90, 0, 30, 30), 0.91),)))
+    (event,) = table.roll(one, TrayReading((Die("5", (90, 0, 30, 30), 0.91),)))
     assert set(event) == {"event", "player", "dice", "meta"}
     assert (event["event"], event["player"], event["dice"]) == ("roll", "Ana", [5])
     assert event["meta"] == {"source": "tray", "tray": 1, "confidence": 0.91}

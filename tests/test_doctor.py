@@ -17,10 +17,10 @@ from companion.cameras.base import CameraError, Controls, Frame
 from companion.cameras.settings import camera_settings
 from companion.cli import main
 from companion.config import load_config
+from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.service import doctor
 from companion.service.calibrate import CALIBRATION, PICTURE, calibrate, saved_controls, with_calibration
 from companion.service.doctor import FAIL, OK, WARN, diagnose
-from companion.sim.enrol_table import EnrolTable
 
 
 def config_file(tmp_path: Path, camera: str = 'source = "simulator"', extra: str = "") -> Path:
@@ -46,7 +46,8 @@ def test_a_healthy_table_on_another_machine(tmp_path: Path, capsys: pytest.Captu
     found = by_check(diagnose(str(config_file(tmp_path)), tmp_path / "no-model"))
     assert found["machine"].message.startswith("not a Raspberry Pi")
     assert found["config"].level == OK and found["models"].level == OK
-    assert "cells.onnx, meeples.onnx, dice.onnx, gallery.onnx load" in found["models"].message
+    message = found["models"].message
+    assert "starwars/cells.onnx, starwars/gallery.onnx, starwars/meeples.onnx, dice/dice.onnx load" in message
     assert found["camera"].level == OK and found["pins"].level == OK and found["mqtt"].level == OK
     assert found["state dir"].message.endswith("does not exist yet: the first run makes it")
     assert main(["doctor", "--config", str(config_file(tmp_path)), "--json"]) == 0

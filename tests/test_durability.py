@@ -32,9 +32,9 @@ from typing import IO, Any
 import pytest
 from conftest import free_port
 
-from companion.games.starwars import StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.sim.games import simulate_game
 from companion.record import parse_record, replay
-from companion.sim.starwars_games import simulate_game
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.vision.gallery import Gallery, flat_picture
+from companion.vision.gallery import flat_picture
 from companion.vision.gallery_files import gallery_folder
-from models.cell_data import random_unknown_tile
+from models.training.cell_data import random_unknown_tile
 
 STYLE = BoxStyle.from_seed(BOX_STYLES[1])
 TILES = [entry.tile for entry in load_catalog().tiles]
@@ -46,7 +47,7 @@ def test_enrolling_a_folder_keeps_every_good_picture_and_names_the_bad(
     said = capsys.readouterr().err
     assert code == 1
     assert "enrolled 2 of 3 pictures" in said and "broken.json" in said
-    kept = Gallery(gallery_folder(state))
+    kept = tile_gallery(gallery_folder(state))
     assert len(kept) == 2
     names = sorted(p.name for p in gallery_folder(state).iterdir())
     assert names == [
@@ -106,7 +107,7 @@ def test_a_blank_picture_a_cut_short_one_and_a_label_alone_are_named_not_enrolle
     assert "black: one flat colour, no tile in it" in said
     assert "cut.jpg: the JPEG stops before its end" in said
     assert "lonely.json: no lonely.png or lonely.jpg beside it" in said
-    assert len(Gallery(gallery_folder(state))) == 1
+    assert len(tile_gallery(gallery_folder(state))) == 1
 
 
 @pytest.mark.parametrize("what", ["missing", "empty"])
@@ -134,7 +135,7 @@ def test_two_pictures_of_one_name_keep_the_first_and_name_the_second(
     (pictures / "a.jpg").unlink()
     assert main(["enroll", str(pictures), "--state-dir", str(state)]) == 0
     assert "enrolled 1 of 1 pictures" in capsys.readouterr().err
-    assert len(Gallery(gallery_folder(state))) == 1
+    assert len(tile_gallery(gallery_folder(state))) == 1
 
 
 def test_enrol_is_the_same_command_as_enroll(capsys: pytest.CaptureFixture[str]) -> None:

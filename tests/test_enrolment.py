@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import Site
 
-from companion.sim.art_box import BOX_STYLES
-from companion.sim.enrol_table import EnrolTable
-from companion.sim.render import PlacedTile
-from companion.table.enrolment import Enrolment, EnrolmentCamera
-from companion.vision.gallery import Gallery
+from companion.games.starwars.art.box import BOX_STYLES
+from companion.games.starwars.reader.enrolment import Enrolment, EnrolmentCamera
+from companion.games.starwars.reader.gallery import tile_gallery
+from companion.games.starwars.sim.enrol_table import EnrolTable
+from companion.games.starwars.sim.render import PlacedTile
+from companion.games.starwars.web import ENROLMENT
 from companion.vision.gallery_files import gallery_folder
 
 
@@ -31,7 +32,7 @@ def _settle(camera: EnrolmentCamera, table: EnrolTable) -> None:
 @pytest.fixture(scope="module")
 def laid_out() -> tuple[EnrolTable, Enrolment, EnrolmentCamera]:
     table = EnrolTable(BOX_STYLES.start + 3, camera_seed=700_003, seed=3)
-    enrolment = Enrolment(Gallery())
+    enrolment = Enrolment(tile_gallery())
     camera = EnrolmentCamera(enrolment)
     _settle(camera, table)
     return table, enrolment, camera
@@ -49,7 +50,7 @@ def test_the_camera_finds_every_tile_laid_out_where_it_lies(
 
 def test_a_described_tile_is_kept_until_another_lies_there(tmp_path: Path) -> None:
     table = EnrolTable(BOX_STYLES.start + 4, camera_seed=700_004, seed=4)
-    enrolment = Enrolment(Gallery(tmp_path / "gallery"))
+    enrolment = Enrolment(tile_gallery(tmp_path / "gallery"))
     camera = EnrolmentCamera(enrolment)
     _settle(camera, table)
     cell, tile = next(iter(table.truth.items()))
@@ -80,9 +81,9 @@ def _settle_after_motion(camera: EnrolmentCamera, table: EnrolTable) -> None:
 @pytest.fixture
 def enrolling(site: Site, laid_out: tuple[EnrolTable, Enrolment, EnrolmentCamera]) -> Iterator[Site]:
     _, enrolment, _ = laid_out
-    kept = Enrolment(Gallery(gallery_folder(site.state_dir)), laid=dict(enrolment.laid))
+    kept = Enrolment(tile_gallery(gallery_folder(site.state_dir)), laid=dict(enrolment.laid))
     kept.views = 1
-    site.app.extensions["companion"].enrolment = kept
+    site.app.extensions["companion"].attachments[ENROLMENT] = kept
     yield site
 
 

@@ -1,4 +1,4 @@
-"""Joining dice readers (models/ensemble_dice.py): the joined file's reader gives the mean of
+"""Joining dice readers (models/training/ensemble_dice.py): the joined file's reader gives the mean of
 its members' probabilities and boxes, its finder is the first's, and models that do not share a
 finder, or files that cannot be joined, are refused with a reason."""
 
@@ -15,7 +15,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from models import ensemble_dice  # noqa: E402
+from models.training import ensemble_dice  # noqa: E402
 
 if TYPE_CHECKING:
     from onnx import ModelProto

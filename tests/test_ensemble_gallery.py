@@ -1,4 +1,4 @@
-"""Joining gallery likenesses (models/ensemble_gallery.py): the joined file's vector is its
+"""Joining gallery likenesses (models/training/ensemble_gallery.py): the joined file's vector is its
 members' side by side, of unit length, so the likeness of two squares is the mean of the members'
 likenesses; the runtime's Likeness reads it unchanged; what cannot be joined is refused with a
 reason."""
@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from companion.vision.likeness import Likeness  # noqa: E402
 from companion.vision.mat import TILE_PX  # noqa: E402
-from models import ensemble_gallery  # noqa: E402
+from models.training import ensemble_gallery  # noqa: E402
 
 if TYPE_CHECKING:
     from onnx import ModelProto

@@ -1,4 +1,4 @@
-"""The window-by-window figures of a gallery model (models/evaluate_gallery.py) count what they
+"""The window-by-window figures of a gallery model (models/training/evaluate_gallery.py) count what they
 say: a likeness that knows each tile as it lies is right and sure of every square, one that
 sees only the type is seldom right, and sure only of a tile that lies the same every way."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.evaluate_gallery import candidates, positive_table, window_figures
+from models.training.evaluate_gallery import candidates, positive_table, window_figures
 
 SIDE = 8
 

@@ -1,17 +1,17 @@
-"""The held-out suite's choices (models/evaluate.py): which art its games are drawn in, and the
+"""The held-out suite's choices (models/training/evaluate.py): which art its games are drawn in, and the
 gallery it enrols in that art."""
 
 from __future__ import annotations
 
 import pytest
 
+from companion.games.starwars.art.box import is_box_style
+from companion.games.starwars.art.invented import is_invented_style
+from companion.games.starwars.art.wide import is_wide_style
 from companion.games.starwars.catalog import load_catalog
-from companion.sim.art_box import is_box_style
-from companion.sim.art_invented import is_invented_style
-from companion.sim.art_wide import is_wide_style
-from companion.sim.enrol_table import EnrolTable
-from models.cell_data import SPLITS
-from models.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, evaluate_enrolment, main
+from companion.games.starwars.sim.enrol_table import EnrolTable
+from models.training.cell_data import SPLITS
+from models.training.evaluate import ARTS, camera_enrolled_gallery, enrolled_gallery, evaluate_enrolment, main
 
 
 def test_two_unseen_arts_at_once_are_refused_with_a_reason() -> None:

@@ -13,13 +13,15 @@ import numpy as np
 import pytest
 
 from companion.games.base import Player, Setup
+from companion.games.starwars import models as starwars_models
+from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.tiles import FACTIONS, Tile
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.table.art import ASKED_LIMIT, ArtTrust
-from companion.table.learning import TileLearning
+from companion.games.starwars.reader.art_trust import ASKED_LIMIT, ArtTrust
+from companion.games.starwars.reader.gallery import structure, tile_gallery
+from companion.games.starwars.reader.learning import TileLearning
+from companion.games.starwars.reader.tracker import Tracker
+from companion.games.starwars.tiles import FACTIONS, Tile, parse_tile
 from companion.table.links import EngineLink
-from companion.table.tracker import Tracker
 from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.gallery import (
     AGREED_MARGIN,
@@ -33,18 +35,16 @@ from companion.vision.gallery import (
     NEAR_COPY_MARGIN,
     SEEN_COPY,
     SEEN_COPY_MARGIN,
-    Gallery,
     GalleryMatch,
     square_of_picture,
-    structure,
 )
 from companion.vision.gallery_files import read_folder
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
-from companion.vision.reader import MODELS, CellReading, SpotReading
+from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
 
-LABELS = TileLabels.load(MODELS / "cells.labels.json")
+LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))
 STYLE = BoxStyle.from_seed(BOX_STYLES[0])
 CATALOG = load_catalog()
 START = CATALOG.start.tile
@@ -73,12 +73,12 @@ def distinct_tiles() -> list[Tile]:
 
 
 def test_an_empty_gallery_reads_nothing() -> None:
-    assert Gallery().match(window_of(box_picture(START))) is None
+    assert tile_gallery().match(window_of(box_picture(START))) is None
 
 
 @pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
 def test_one_picture_per_type_reads_its_print_whichever_way_it_lies(quarter_turns: int) -> None:
-    gallery = Gallery()
+    gallery = tile_gallery()
     for tile in distinct_tiles():
         gallery.add(box_picture(tile), tile)
     wrong = []
@@ -92,7 +92,7 @@ def test_one_picture_per_type_reads_its_print_whichever_way_it_lies(quarter_turn
 
 
 def test_the_rules_narrow_what_the_gallery_may_read() -> None:
-    gallery = Gallery()
+    gallery = tile_gallery()
     for tile in distinct_tiles():
         gallery.add(box_picture(tile), tile)
     tile = distinct_tiles()[5]
@@ -103,37 +103,37 @@ def test_the_rules_narrow_what_the_gallery_may_read() -> None:
 
 
 def test_new_pictures_never_take_the_name_of_one_kept(tmp_path: Path) -> None:
-    gallery = Gallery(tmp_path)
+    gallery = tile_gallery(tmp_path)
     first, second = (gallery.add(box_picture(t), t) for t in distinct_tiles()[:2])
     gallery.remove(first)
-    third = Gallery(tmp_path).add(box_picture(distinct_tiles()[2]), distinct_tiles()[2])
+    third = tile_gallery(tmp_path).add(box_picture(distinct_tiles()[2]), distinct_tiles()[2])
     assert third not in (first, second)
-    assert len(Gallery(tmp_path)) == 2
+    assert len(tile_gallery(tmp_path)) == 2
 
 
 def test_a_bad_file_in_a_gallery_folder_is_left_out_and_named(tmp_path: Path) -> None:
-    Gallery(tmp_path).add(box_picture(START), START, name="start")
+    tile_gallery(tmp_path).add(box_picture(START), START, name="start")
     cv2.imwrite(str(tmp_path / "orphan.png"), box_picture(START))  # a picture without its label
-    gallery = Gallery(tmp_path)
+    gallery = tile_gallery(tmp_path)
     assert len(gallery) == 1 and len(gallery.skipped) == 1 and "orphan.png" in gallery.skipped[0]
 
 
 @pytest.mark.parametrize("side", [40, 56, 72])
 def test_a_window_of_the_wrong_size_is_refused(side: int) -> None:
     with pytest.raises(ValueError, match=f"{CROP_PX} px square"):
-        Gallery().add_window(np.zeros((side, side, 3), np.uint8), START)
+        tile_gallery().add_window(np.zeros((side, side, 3), np.uint8), START)
 
 
 def test_a_gallery_keeps_its_pictures_in_its_folder(tmp_path: Path) -> None:
     tile = distinct_tiles()[3]
-    Gallery(tmp_path).add(box_picture(tile), tile.rotated(1), name="my tile")
+    tile_gallery(tmp_path).add(box_picture(tile), tile.rotated(1), name="my tile")
     # the picture, its label, and its vectors kept so a start need not work them out again
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "my-tile.json",
         "my-tile.png",
         "my-tile.vectors.npz",
     ]
-    again = Gallery(tmp_path)
+    again = tile_gallery(tmp_path)
     assert len(again) == 1
     match = again.match(window_of(box_picture(tile), 1))
     assert match is not None and match.tile == tile.rotated(2)
@@ -149,7 +149,7 @@ def test_a_folder_of_labelled_pictures_is_read_in_name_order(tmp_path: Path) -> 
     write_pair(tmp_path, "b", START.to_json())
     write_pair(tmp_path, "a", START.rotated(1).to_json())
     (tmp_path / "notes.txt").write_text("not a picture", encoding="utf-8")
-    found, bad = read_folder(tmp_path)
+    found, bad = read_folder(tmp_path, parse_tile)
     assert [(name, tile) for _, tile, name in found] == [("a", START.rotated(1)), ("b", START)]
     assert bad == []
 
@@ -179,7 +179,7 @@ def test_a_folder_of_labelled_pictures_is_read_in_name_order(tmp_path: Path) -> 
 )
 def test_a_bad_picture_or_label_is_named(tmp_path: Path, make: object, said: str) -> None:
     make(tmp_path)  # type: ignore[operator]
-    found, bad = read_folder(tmp_path)
+    found, bad = read_folder(tmp_path, parse_tile)
     assert len(bad) == 1 and re.search(said, bad[0]), bad
     assert len(found) == (1 if said == "one picture per name" else 0)
 
@@ -279,7 +279,7 @@ def test_a_tile_entered_after_a_prompt_is_read_by_the_camera_the_next_time() -> 
 def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp_path: Path) -> None:
     setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
     link = EngineLink(setup)
-    tracker = Tracker(link, LABELS, gallery=Gallery(tmp_path))
+    tracker = Tracker(link, LABELS, gallery=tile_gallery(tmp_path))
     misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
     tracker.observe(Observation([reading_of((0, 0), window_of(box_picture(START), seed=1), misread)]))
     link.add({"event": "tile", "player": None, "at": [0, 0], "tile": misread.to_json()})  # a slip
@@ -290,7 +290,7 @@ def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp
     link.add({"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json()})
     tracker.open_prompts()
     assert len(tracker.learning.gallery) == 1 and len(list(tmp_path.glob("*.png"))) == 1
-    kept = Gallery(tmp_path).match(window_of(box_picture(START), seed=4))
+    kept = tile_gallery(tmp_path).match(window_of(box_picture(START), seed=4))
     assert kept is not None and kept.tile == START
     # a new game: what the tracker knew of the last one is forgotten
     link.game = type(link.game)(setup)
@@ -304,7 +304,7 @@ def test_a_tile_changed_twice_keeps_one_picture_and_a_new_game_starts_afresh(tmp
 def test_the_gallery_s_own_readings_are_kept_for_the_game_and_forgotten_with_it() -> None:
     setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
     engine = EngineLink(setup).game
-    learning = TileLearning(Gallery(), START)
+    learning = TileLearning(tile_gallery(), START)
     learning.gallery.add(box_picture(START), START)
     window = window_of(box_picture(START), seed=8)
     # a second opinion on the cell model's reading is not the gallery's to be weighed by
@@ -408,7 +408,7 @@ def test_the_colours_tell_apart_two_prints_that_differ_only_in_a_badge() -> None
     fit_red = colour_fit(seen, colour_aligner(square_of_picture(red)), FIND_PX)
     fit_blue = colour_fit(seen, colour_aligner(square_of_picture(blue)), FIND_PX)
     assert fit_red > fit_blue + 0.1
-    gallery = Gallery()
+    gallery = tile_gallery()
     gallery.add(red, red_tile)
     gallery.add(blue, blue_tile)
     match = gallery.match(window, allowed=lambda tile: tile in {red_tile, blue_tile})
@@ -433,7 +433,7 @@ def test_the_grey_fit_speaks_only_against_tiles_of_another_structure() -> None:
     rng = np.random.default_rng(5)
     red, blue = two_badges(rng)
     elsewhere = cv2.GaussianBlur(rng.integers(40, 200, (96, 96, 3), dtype=np.uint8), (0, 0), 3)
-    gallery = Gallery()
+    gallery = tile_gallery()
     for picture, tile in ((red, badged), (blue, other_badge), (elsewhere, unlike)):
         gallery.add(picture, tile)
     match = gallery.match(window_of(red, seed=3), allowed=lambda tile: tile in {badged, other_badge, unlike})
@@ -529,7 +529,7 @@ def test_a_tile_the_model_takes_for_felt_is_new_when_a_tile_shaped_change_shows_
 
 
 def test_the_gallery_offers_its_likeliest_allowed_ways_first() -> None:
-    gallery = Gallery()
+    gallery = tile_gallery()
     for tile in distinct_tiles():
         gallery.add(box_picture(tile), tile)
     tile = distinct_tiles()[5]

@@ -1,5 +1,5 @@
-"""Weighing the gallery's bars on logged readings (models/gallery_bars.py): the readings
-models.evaluate logs come back as the matches they were, the shipped bars count them as the
+"""Weighing the gallery's bars on logged readings (models/training/gallery_bars.py): the readings
+models.training.evaluate logs come back as the matches they were, the shipped bars count them as the
 gallery did, and the grid's ceiling trades readings recorded for readings wrong."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from companion.vision.gallery import (
     AgreedBars,
     GalleryMatch,
 )
-from models import gallery_bars
-from models.evaluate import gallery_reads
+from models.training import gallery_bars
+from models.training.evaluate import gallery_reads
 
 TILES = [entry.tile for entry in load_catalog().tiles]
 

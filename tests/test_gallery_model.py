@@ -1,5 +1,5 @@
-"""The gallery's learnt likeness (companion/vision/likeness.py), its data (models/gallery_data.py)
-and, where torch is installed, its training's repainting (models/train_gallery.py)."""
+"""The gallery's learnt likeness (companion/vision/likeness.py), its data (models/training/gallery_data.py)
+and, where torch is installed, its training's repainting (models/training/train_gallery.py)."""
 
 from __future__ import annotations
 
@@ -11,27 +11,29 @@ import numpy as np
 import pytest
 
 from companion.errors import UserError
+from companion.games.starwars import models as starwars_models
 from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import parse_tile
-from companion.vision.gallery import LOAD_BATCH, Gallery
+from companion.vision.gallery import LOAD_BATCH
 from companion.vision.gallery_views import mottle
 from companion.vision.labels import TileLabels
-from companion.vision.likeness import Likeness, shared_likeness
+from companion.vision.likeness import Likeness
 from companion.vision.mat import TILE_PX
-from companion.vision.reader import MODELS, ModelMissing
-from models.cell_data import WIDE_HELD_OUT_STYLES
-from models.gallery_data import ENROL_PX, enrolment_pictures, frame_job, style_of_frame
+from companion.vision.reader import ModelMissing
+from models.training.cell_data import WIDE_HELD_OUT_STYLES
+from models.training.gallery_data import ENROL_PX, enrolment_pictures, frame_job, style_of_frame
 
-LABELS = TileLabels.load(MODELS / "cells.labels.json")
+LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))
 
 
 def test_the_likeness_gives_unit_vectors_and_refuses_other_shapes() -> None:
     squares = np.random.default_rng(0).integers(0, 256, (3, TILE_PX, TILE_PX, 3)).astype(np.uint8)
-    vectors = shared_likeness().vectors(squares)
+    vectors = starwars_models.likeness().vectors(squares)
     assert vectors.shape[0] == 3
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     with pytest.raises(ValueError, match=f"\\(N, {TILE_PX}, {TILE_PX}, 3\\)"):
-        shared_likeness().vectors(squares[:, :40])
+        starwars_models.likeness().vectors(squares[:, :40])
 
 
 def test_a_missing_likeness_model_is_named_as_something_a_user_can_fix(tmp_path: Path) -> None:
@@ -43,7 +45,7 @@ def test_a_missing_likeness_model_is_named_as_something_a_user_can_fix(tmp_path:
 def test_a_likeness_model_of_another_square_size_is_refused_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A gallery.onnx that reads 64 px squares (an experiment's, models/gallery.md) would fail
+    """A gallery.onnx that reads 64 px squares (an experiment's, models/starwars/gallery.md) would fail
     deep in onnxruntime at the first match; it is refused when it is opened, saying why."""
 
     class Input:
@@ -61,16 +63,16 @@ def test_a_likeness_model_of_another_square_size_is_refused_by_name(
 
 
 def test_an_empty_gallery_needs_no_model_and_a_folder_is_read_in_batches(tmp_path: Path) -> None:
-    assert Gallery()._likeness is None  # nothing loaded until a picture is added or matched
+    assert tile_gallery()._likeness is None  # nothing loaded until a picture is added or matched
     tile = load_catalog().tiles[3].tile
     picture = np.random.default_rng(1).integers(0, 256, (96, 96, 3)).astype(np.uint8)
-    kept = Gallery(tmp_path)
+    kept = tile_gallery(tmp_path)
     for k in range(LOAD_BATCH + 3):
         kept.add(picture, tile.rotated(k % 4), name=f"p{k}")
-    again = Gallery(tmp_path)
+    again = tile_gallery(tmp_path)
     assert len(again) == LOAD_BATCH + 3
     square = cv2.resize(picture, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
-    one = Gallery()
+    one = tile_gallery()
     one.add(picture, tile)
     match = again.match_square(square)
     assert match is not None and match.score == pytest.approx(one.match_square(square).score, abs=1e-5)
@@ -101,7 +103,7 @@ def test_one_enrolment_picture_per_catalog_type() -> None:
 
 def test_training_can_draw_a_style_another_way_the_same_over_its_squares_and_pictures() -> None:
     pytest.importorskip("torch")
-    from models.train_gallery import redraw
+    from models.training.train_gallery import redraw
 
     square = np.random.default_rng(3).uniform(0, 255, (2, 16, 16, 3)).astype(np.float32)
     changed = 0
@@ -115,8 +117,8 @@ def test_training_can_draw_a_style_another_way_the_same_over_its_squares_and_pic
 
 def test_training_can_lay_a_style_out_another_way_the_same_for_a_square_as_it_lies() -> None:
     pytest.importorskip("torch")
-    from models.evaluate_gallery import turned_pictures
-    from models.train_gallery import warp
+    from models.training.evaluate_gallery import turned_pictures
+    from models.training.train_gallery import warp
 
     pictures = enrolment_pictures(WIDE_HELD_OUT_STYLES[0])[:6]
     pictures = np.stack([cv2.resize(p, (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA) for p in pictures])
@@ -143,8 +145,8 @@ def test_training_can_lay_a_style_out_another_way_the_same_for_a_square_as_it_li
 
 def test_training_knows_how_each_class_lies_and_draws_a_whole_style_s_layout_from_one_field() -> None:
     pytest.importorskip("torch")
-    from models.evaluate_gallery import positive_table
-    from models.train_gallery import class_layout, warp, warp_field
+    from models.training.evaluate_gallery import positive_table
+    from models.training.train_gallery import class_layout, warp, warp_field
 
     turns, tiles, tile_of_entry = class_layout(positive_table())
     entries = [entry.tile for entry in load_catalog().tiles]
@@ -162,7 +164,7 @@ def test_training_knows_how_each_class_lies_and_draws_a_whole_style_s_layout_fro
 
 
 def one_style_file(path: Path, split: str) -> Path:
-    """A gallery data file of one style and one square, written as models.gallery_data writes it."""
+    """A gallery data file of one style and one square, written as models.training.gallery_data writes it."""
     np.savez(
         path,
         squares=np.zeros((1, TILE_PX, TILE_PX, 3), np.uint8),
@@ -177,7 +179,7 @@ def one_style_file(path: Path, split: str) -> Path:
 
 def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from models.train_gallery import main, restyle
+    from models.training.train_gallery import main, restyle
 
     rng = np.random.default_rng(5)
     square = rng.uniform(0, 255, (1, 8, 8, 3)).astype(np.float32)
@@ -194,7 +196,7 @@ def test_training_repaints_a_style_as_a_whole_and_refuses_test_data(tmp_path: Pa
 
 def test_training_refuses_the_unseen_art_it_is_judged_on_but_may_test_on_it(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from models.train_gallery import StyleData, main
+    from models.training.train_gallery import StyleData, main
 
     unseen = one_style_file(tmp_path / "invented-held-out.npz", "invented-held-out")
     with pytest.raises(SystemExit, match="judged on, never trained on"):
@@ -204,8 +206,8 @@ def test_training_refuses_the_unseen_art_it_is_judged_on_but_may_test_on_it(tmp_
 
 def test_a_training_margin_asks_a_square_to_win_by_that_much() -> None:
     torch = pytest.importorskip("torch")
-    from models.evaluate_gallery import turned_pictures
-    from models.train_gallery import SCALE, step_loss
+    from models.training.evaluate_gallery import turned_pictures
+    from models.training.train_gallery import SCALE, step_loss
 
     class Flat(torch.nn.Module):  # a square's pixels as its vector: the loss alone is tested
         def forward(self, squares: torch.Tensor) -> torch.Tensor:
@@ -232,7 +234,7 @@ def test_the_margin_given_to_training_reaches_its_loss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("torch")
-    import models.train_gallery as train_gallery
+    import models.training.train_gallery as train_gallery
 
     class Stop(Exception):
         pass

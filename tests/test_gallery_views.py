@@ -9,11 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile
-from companion.vision.gallery import Gallery, square_of_picture
+from companion.games.starwars import models as starwars_models
+from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
+from companion.games.starwars.reader.gallery import tile_gallery
+from companion.vision.gallery import square_of_picture
 from companion.vision.gallery_cache import SUFFIX, picture_key
 from companion.vision.gallery_views import VIEWS, views
-from companion.vision.likeness import Likeness, shared_likeness
+from companion.vision.likeness import Likeness
 from tests.test_gallery import START, box_picture, distinct_tiles, window_of
 
 
@@ -21,7 +23,7 @@ class CountingLikeness(Likeness):
     """The shipped likeness, counting the squares it is asked to turn into vectors."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(starwars_models.likeness_path())
         self.squares = 0
 
     def vectors(self, squares: np.ndarray) -> np.ndarray:
@@ -42,7 +44,7 @@ def test_views_are_the_same_for_a_picture_and_differ_from_each_other_and_from_an
 
 
 def test_a_match_keeps_the_likeness_of_the_views_and_of_the_picture_itself() -> None:
-    gallery = Gallery()
+    gallery = tile_gallery()
     for tile in distinct_tiles():
         gallery.add(box_picture(tile), tile)
     match = gallery.match(window_of(box_picture(START)))
@@ -55,13 +57,13 @@ def test_a_match_keeps_the_likeness_of_the_views_and_of_the_picture_itself() -> 
 
 def test_a_folder_read_again_uses_the_vectors_kept_beside_its_pictures(tmp_path: Path) -> None:
     tiles = distinct_tiles()[:3]
-    first = Gallery(tmp_path, likeness=CountingLikeness())
+    first = tile_gallery(tmp_path, likeness=CountingLikeness())
     for number, tile in enumerate(tiles):
         first.add(box_picture(tile), tile, name=f"t{number}")
     assert first.likeness.squares == 3 * 4 * (1 + VIEWS)  # each way: the picture and its views
     assert sorted(p.name for p in tmp_path.glob(f"*{SUFFIX}")) == [f"t{k}{SUFFIX}" for k in range(3)]
     counting = CountingLikeness()
-    again = Gallery(tmp_path, likeness=counting)
+    again = tile_gallery(tmp_path, likeness=counting)
     assert counting.squares == 0 and len(again) == 3
     window = window_of(box_picture(tiles[1]), 2)
     a, b = first.match(window), again.match(window)
@@ -71,23 +73,23 @@ def test_a_folder_read_again_uses_the_vectors_kept_beside_its_pictures(tmp_path:
 
 def test_kept_vectors_that_no_longer_fit_their_picture_are_worked_out_again(tmp_path: Path) -> None:
     tile = distinct_tiles()[2]
-    Gallery(tmp_path).add(box_picture(tile), tile, name="t")
+    tile_gallery(tmp_path).add(box_picture(tile), tile, name="t")
     kept = tmp_path / f"t{SUFFIX}"
     # another print saved under the same name, outside the gallery: the kept vectors are stale
     other = draw_box_tile(tile, BoxStyle.from_seed(BOX_STYLES[1]), 96)
     cv2.imwrite(str(tmp_path / "t.png"), other)
     counting = CountingLikeness()
-    Gallery(tmp_path, likeness=counting)
+    tile_gallery(tmp_path, likeness=counting)
     assert counting.squares == 4 * (1 + VIEWS)
     with np.load(kept) as data:  # and kept again, for the new print
-        assert str(data["key"]) == picture_key(other, shared_likeness().fingerprint)
+        assert str(data["key"]) == picture_key(other, starwars_models.likeness().fingerprint)
     kept.write_bytes(b"not an npz")  # a damaged file costs time, not the picture
     counting = CountingLikeness()
-    assert len(Gallery(tmp_path, likeness=counting)) == 1 and counting.squares == 4 * (1 + VIEWS)
+    assert len(tile_gallery(tmp_path, likeness=counting)) == 1 and counting.squares == 4 * (1 + VIEWS)
 
 
 def test_forgetting_a_picture_removes_its_kept_vectors(tmp_path: Path) -> None:
-    gallery = Gallery(tmp_path)
+    gallery = tile_gallery(tmp_path)
     gallery.add(box_picture(START), START, name="s")
     assert (tmp_path / f"s{SUFFIX}").is_file()
     gallery.remove("s")
@@ -96,13 +98,13 @@ def test_forgetting_a_picture_removes_its_kept_vectors(tmp_path: Path) -> None:
 
 def test_a_mixed_folder_another_model_and_a_cache_that_cannot_be_written(tmp_path: Path) -> None:
     tiles = distinct_tiles()[:3]
-    first = Gallery(tmp_path)
+    first = tile_gallery(tmp_path)
     for number, tile in enumerate(tiles):
         first.add(box_picture(tile), tile, name=f"t{number}")
     # one picture's vectors lost: only that one is worked out again, and each picture keeps its own
     (tmp_path / f"t1{SUFFIX}").unlink()
     counting = CountingLikeness()
-    again = Gallery(tmp_path, likeness=counting)
+    again = tile_gallery(tmp_path, likeness=counting)
     assert counting.squares == 4 * (1 + VIEWS)
     assert (tmp_path / f"t1{SUFFIX}").is_file()  # and kept again
     for quarter_turns, tile in enumerate(tiles):
@@ -113,17 +115,17 @@ def test_a_mixed_folder_another_model_and_a_cache_that_cannot_be_written(tmp_pat
     # another model: every picture worked out again
     other = CountingLikeness()
     other.fingerprint = "another model"
-    Gallery(tmp_path, likeness=other)
+    tile_gallery(tmp_path, likeness=other)
     assert other.squares == 3 * 4 * (1 + VIEWS)
     # a folder where the vectors cannot be kept still reads its pictures, only slower
     for kept in tmp_path.glob(f"*{SUFFIX}"):
         kept.unlink()
         kept.mkdir()
-    assert len(Gallery(tmp_path)) == 3
+    assert len(tile_gallery(tmp_path)) == 3
     assert not list(tmp_path.glob("*.part"))
 
 
 def test_a_new_picture_name_is_not_taken_by_another_pictures_kept_vectors(tmp_path: Path) -> None:
-    gallery = Gallery(tmp_path)
+    gallery = tile_gallery(tmp_path)
     names = [gallery.add(box_picture(START), START) for _ in range(3)]
     assert names == ["seen-0001", "seen-0002", "seen-0003"]

@@ -167,7 +167,7 @@ def test_retained_messages_describe_the_game(tmp_path: Path) -> None:
     assert brief["title"] == "Carcassonne: Star Wars" and brief["game_id"] == state["game_id"]
     assert [(p["name"], p["score"]) for p in brief["players"]] == list(state["scores"].items())
     assert (brief["turn"], brief["turn_of"], brief["finished"]) == (
-        state["turn_number"],
+        state["turn"],
         state["turn_of"],
         state["finished"],
     )

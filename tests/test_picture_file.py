@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.errors import UserError
-from companion.table.board_read import load_image
+from companion.games.starwars.reader.board_read import load_image
 from companion.vision.picture_file import UnreadablePicture, jpeg_is_whole, read_picture_file
 
 

@@ -14,8 +14,8 @@ from companion.vision import dice as dice_module
 from companion.vision.dice import THRESHOLDS, DiceReader, Thresholds
 from companion.vision.dice_model import NONE, UNREADABLE, Candidate, DiceModel, crop_side
 from companion.vision.pips import count_pips
-from models.count_pips import main, real
-from models.dice_data import photos
+from models.training.count_pips import main, real
+from models.training.dice_data import photos
 from tests.test_dice_read import _TwoSpots
 
 # Where a die's pips lie on its face, in face widths from its centre (a 6 in two columns).

@@ -14,14 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.games.base import Cell, IllegalEvent
-from companion.games.starwars import StarWarsGame
-from companion.games.starwars.engine import Phase
+from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, MeeplePlaced, TilePlaced
 from companion.games.starwars.setup import SUPPLY
+from companion.games.starwars.sim.games import SimulatedGame, simulate_game
 from companion.games.starwars.tiles import AROUND, OFFSETS, PLANET, Tile
 from companion.record import dump_record, parse_record, replay
 from companion.replay import replay_json
-from companion.sim.starwars_games import SimulatedGame, simulate_game
 
 GAMES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -41,7 +40,7 @@ def games(draw: st.DrawFn) -> SimulatedGame:
 
 def fighters(game: StarWarsGame) -> dict[str, str]:
     """Who fights for whom: each player for themself, or for their team in the team variant."""
-    return {p["name"]: p.get("team", p["name"]) for p in game.status()["players"]}
+    return {p["name"]: p.get("team", p["name"]) for p in game.moment().extras["players"]}
 
 
 def check_turn_invariants(game: StarWarsGame) -> None:
@@ -185,7 +184,7 @@ def snapshot(game: StarWarsGame) -> str:
         for d in game.board.domains()
     )
     state: dict[str, Any] = {
-        "status": game.status(),
+        "moment": game.moment().to_json(),
         "log": [e.to_json() for e in game.log],
         "tiles": sorted((cell, tile.to_json()) for cell, tile in game.board.tiles.items()),
         "domains": domains,

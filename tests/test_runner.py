@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -19,17 +20,19 @@ from companion.cameras.feed import CameraFeed
 from companion.cameras.simulated import FramesCamera, disconnected
 from companion.config import parse_config
 from companion.games.base import IllegalEvent
+from companion.games.starwars.reader.enrolment import Enrolment, EnrolmentCamera
+from companion.games.starwars.reader.gallery import tile_gallery
+from companion.games.starwars.reader.maker import StarWarsReader, StarWarsReaderMaker
+from companion.games.starwars.reader.tracker import DiceSource
+from companion.games.starwars.sim.enrol_table import EnrolTable
+from companion.games.starwars.sim.play import simulated_game
+from companion.games.starwars.sim.table_games import SimulatedGames
 from companion.live.table import Table
-from companion.service.run import build_trays, camera_loop_builder, tray_pictures
+from companion.service.run import build_trays, tray_pictures
 from companion.service.runner import MAX_FAILURES, NoCamera, TableRunner
-from companion.sim.enrol_table import EnrolTable
-from companion.sim.play import simulated_game
-from companion.sim.table_games import SimulatedGames
 from companion.store import GameStore
-from companion.table.enrolment import Enrolment, EnrolmentCamera
-from companion.table.links import TableLink
-from companion.table.loop import CameraLoop
-from companion.vision.gallery import Gallery
+from companion.table.links import GameLink, TableLink
+from companion.table.reader import ReaderKit
 from companion.vision.lattice import Lattice
 from companion.vision.watcher import aligned
 
@@ -71,13 +74,21 @@ def until_ended(runner: TableRunner) -> None:
     runner.run(stop)
 
 
+def star_wars_readers(dice: DiceSource | None) -> Callable[[GameLink], StarWarsReader]:
+    """How the service makes each game's reader, for Star Wars, with its battle dice from ``dice``."""
+    maker = StarWarsReaderMaker()
+    maker.start(ReaderKit(fps=5.0))
+    maker.dice = dice
+    return maker.reader
+
+
 def runner_over(
     table: Table, games: SimulatedGames, faults: Any = None
 ) -> tuple[TableRunner, Heartbeat, CameraFeed]:
     camera = FramesCamera(games.frames(), faults=faults)
     feed = CameraFeed(camera, sleep=lambda _: None, backoff=(0.0,), max_age=60.0)
     heartbeat = Heartbeat()
-    build = camera_loop_builder(5.0, Gallery(), games)
+    build = star_wars_readers(games)
     return TableRunner(table, feed, build, heartbeat), heartbeat, feed
 
 
@@ -124,11 +135,11 @@ def test_each_new_game_is_read_from_an_empty_mat(tmp_path: Path) -> None:
 
 def test_between_games_the_camera_feeds_the_enrolment_page(tmp_path: Path) -> None:
     table = Table(GameStore(tmp_path))  # no game under way
-    enrolment = Enrolment(Gallery())
+    enrolment = Enrolment(tile_gallery())
     box = EnrolTable(1_000_000)
     frames = (box.frame() for _ in range(40))
     feed = CameraFeed(FramesCamera(frames), sleep=lambda _: None, max_age=60.0)
-    build = camera_loop_builder(5.0, Gallery(), None)
+    build = star_wars_readers(None)
     runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
     until_ended(runner)
     assert len(enrolment.state()["tiles"]) == len(box.truth)
@@ -138,10 +149,10 @@ def test_between_games_the_camera_feeds_the_enrolment_page(tmp_path: Path) -> No
 def test_while_a_game_is_read_the_enrolment_page_is_told_why_it_waits(tmp_path: Path) -> None:
     table = Table(GameStore(tmp_path))
     table.start(record_lines("route-battle.jsonl")[0])
-    enrolment = Enrolment(Gallery())
+    enrolment = Enrolment(tile_gallery())
     box = EnrolTable(1_000_000)
     feed = CameraFeed(FramesCamera(box.frame() for _ in range(40)), sleep=lambda _: None, max_age=60.0)
-    build = camera_loop_builder(5.0, Gallery(), None)
+    build = star_wars_readers(None)
     runner = TableRunner(table, feed, build, Heartbeat(), enrolment=EnrolmentCamera(enrolment))
     until_ended(runner)
     state = enrolment.state()
@@ -149,13 +160,12 @@ def test_while_a_game_is_read_the_enrolment_page_is_told_why_it_waits(tmp_path: 
 
 
 class Broken:
-    """A pipeline that fails on every frame: a bug of ours, not the camera's."""
+    """A reader that fails on every frame: a bug of ours, not the camera's."""
 
-    def __init__(self, loop: CameraLoop) -> None:
-        self.tracker = loop.tracker
-        self.last = None
+    def __init__(self, reader: StarWarsReader) -> None:
+        self.reader = reader
 
-    def step(self, frame: np.ndarray) -> list[dict[str, Any]]:
+    def step(self, frame: np.ndarray | None) -> list[dict[str, Any]]:
         raise RuntimeError("a bug")
 
 
@@ -165,7 +175,7 @@ def test_a_loop_that_fails_on_every_frame_stops_the_program(
     table = Table(GameStore(tmp_path))
     games = SimulatedGames(table, fps=0, first_seed=3, games=1, tiles=TILES)
     fatal: list[bool] = []
-    build = camera_loop_builder(5.0, Gallery(), games)
+    build = star_wars_readers(games)
 
     def broken(link: TableLink) -> Any:
         return Broken(build(link))
@@ -276,9 +286,7 @@ def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp
     table = Table(GameStore(tmp_path))
     naps: list[float] = []
     heartbeat = Heartbeat()
-    runner = TableRunner(
-        table, NoCamera(sleep=naps.append), camera_loop_builder(5.0, Gallery(), None), heartbeat
-    )
+    runner = TableRunner(table, NoCamera(sleep=naps.append), star_wars_readers(None), heartbeat)
     for _ in range(3):
         runner.step()
     assert naps == [0.2, 0.2, 0.2] and runner.frames == 0
@@ -302,7 +310,7 @@ def test_a_loop_that_fails_on_every_frame_ends_companion_run_with_an_error(
         def step(self, frame: np.ndarray) -> list[dict[str, Any]]:
             raise RuntimeError("a bug")
 
-    monkeypatch.setattr(run, "camera_loop_builder", lambda fps, gallery, dice: lambda link: Dead())
+    monkeypatch.setattr(run.Readers, "build", lambda self, link: Dead())
     port = free_port()
     config = Config(
         state_dir=tmp_path,

@@ -22,10 +22,10 @@ import cv2
 import pytest
 from conftest import free_port
 
+from companion.games.starwars.sim.play import simulated_game
+from companion.games.starwars.sim.table import SimulatedTable
 from companion.live.table import Table
 from companion.service.run import _stop_worker
-from companion.sim.play import simulated_game
-from companion.sim.table import SimulatedTable
 from companion.store import GameStore
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="unix sockets and SIGKILL are POSIX")

@@ -6,13 +6,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
+from companion.games.starwars.art.drawn import TileStyle, draw_tile
 from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.sim.art import TileStyle, draw_tile
-from companion.sim.art_box import BOX_STYLES, BoxStyle, draw_box_tile, is_box_style
-from companion.sim.render import Camera, PlacedTile, Renderer, Scene
 from companion.vision.mat import STANDARD_MAT
-from models.cell_data import SPLITS
+from models.training.cell_data import SPLITS
 
 ROUTE_NS = parse_tile({"features": [{"kind": "route", "edges": "NS"}]})
 ROUTE_EW = parse_tile({"features": [{"kind": "route", "edges": "EW"}]})

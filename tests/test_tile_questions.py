@@ -17,9 +17,9 @@ from test_browser import _browser_or_skip, _fits_the_phone, _phone_browser, _wai
 from test_gallery import LABELS, START, box_picture, reading_of, window_of
 
 from companion.games.base import Player, Setup
+from companion.games.starwars.reader.tracker import Prompt, Tracker
 from companion.games.starwars.tiles import parse_tile
 from companion.table.links import EngineLink
-from companion.table.tracker import Prompt, Tracker
 from companion.vision.watcher import Observation
 
 SHOT = Path(__file__).resolve().parent.parent / "build" / "screenshots" / "fix-camera-asks-phone.png"
@@ -82,12 +82,12 @@ def _buttons(page: str) -> list[dict[str, Any]]:
 
 def test_the_fix_page_offers_the_camera_s_choices_and_a_choice_records_the_tile(site: Site) -> None:
     site.play("route-three.jsonl", events=1)
-    assert 'answer-asks" hidden' in site.client.get("/").get_data(as_text=True)
+    assert 'id="answer-asks"' not in site.client.get("/").get_data(as_text=True)
     site.table.set_camera(
         "reading the table", ["enter the tile at [1, 0]"], asks=[_ask([1, 0], T_OF_ROUTES, STRAIGHT)]
     )
     assert site.client.get("/api/state").get_json()["camera"]["asks"][0]["choices"] == [T_OF_ROUTES, STRAIGHT]
-    assert 'answer-asks" hidden' not in site.client.get("/").get_data(as_text=True)
+    assert 'id="answer-asks"' in site.client.get("/").get_data(as_text=True)
     page = site.client.get("/fix").get_data(as_text=True)
     assert "The camera asks" in page and "enter the tile at [1, 0] on the phone" in page
     buttons = _buttons(page)
@@ -161,8 +161,9 @@ def test_the_runner_hands_the_scoreboard_the_camera_s_tile_questions_in_full(tmp
 
     from test_runner import TILES, runner_over
 
+    from companion.games.starwars.reader.maker import StarWarsReader
+    from companion.games.starwars.sim.table_games import SimulatedGames
     from companion.live.table import Table
-    from companion.sim.table_games import SimulatedGames
     from companion.store import GameStore
 
     table = Table(GameStore(tmp_path))
@@ -171,7 +172,8 @@ def test_the_runner_hands_the_scoreboard_the_camera_s_tile_questions_in_full(tmp
     asked = Prompt("unfamiliar-tile", "enter the tile at [1, 0] on the phone", ((1, 0),), (tile,))
     stray = Prompt("stray-meeple", "a meeple at [0, 0] the game does not have", ((0, 0),))
     tracker = SimpleNamespace(open_prompts=lambda: [asked, stray], status=None)
-    runner._tell_scoreboard(SimpleNamespace(tracker=tracker, last=None))  # type: ignore[arg-type]
+    reader = StarWarsReader(SimpleNamespace(tracker=tracker, last=None), runner.link)  # type: ignore[arg-type]
+    runner._tell_scoreboard(reader)
     camera = table.state()["camera"]
     assert camera["asks"] == [asked.to_json()] and camera["asks"][0]["choices"] == [STRAIGHT]
     assert table.state()["prompts"] == [asked.message, stray.message]
@@ -182,7 +184,7 @@ def test_a_choice_is_entered_for_the_player_whose_tile_comes_next_not_the_one_st
 ) -> None:
     site.play("route-three.jsonl", events=2)  # Ana's T of routes is down; her meeple may follow
     state = site.client.get("/api/state").get_json()
-    assert (state["turn_of"], state["next_player"]) == ("Ana", "Ben")
+    assert (state["turn_of"], state["extras"]["next_player"]) == ("Ana", "Ben")
     site.table.set_camera(None, [], asks=[_ask([2, 0], STRAIGHT)])
     page = site.client.get("/fix").get_data(as_text=True)
     assert [b["player"] for b in _buttons(page)] == ["Ben"] and "enters it for Ben" in page

@@ -10,18 +10,23 @@ import numpy as np
 import pytest
 
 from companion.games.base import Cell, Player, Setup
+from companion.games.starwars import models as starwars_models
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase
+from companion.games.starwars.reader.meeple_events import (
+    MEEPLE_ACCEPT,
+    MEEPLE_ACCEPT_UNFAMILIAR,
+    MEEPLE_OWN_COLOUR,
+)
+from companion.games.starwars.reader.meeple_match import match_cell
+from companion.games.starwars.reader.tracker import Tracker
 from companion.games.starwars.tiles import AROUND
 from companion.table.links import EngineLink
-from companion.table.meeple_events import MEEPLE_ACCEPT, MEEPLE_ACCEPT_UNFAMILIAR, MEEPLE_OWN_COLOUR
-from companion.table.meeple_match import match_cell
-from companion.table.tracker import Tracker
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
-from companion.vision.reader import MODELS, CellReading, SpotReading
+from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
 
-LABELS = TileLabels.load(MODELS / "cells.labels.json")
+LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))
 
 
 def spot(name: str, **classes: float) -> SpotReading:

@@ -1,4 +1,4 @@
-"""The dice model's training (models/train_dice.py): a finder taken back out of the shipped
+"""The dice model's training (models/training/train_dice.py): a finder taken back out of the shipped
 ONNX file trains on with its folded batch norms left as they are, and the reader's batches are
 cut at the crop size asked for and, with a slant, squashed with their pip boxes."""
 
@@ -13,11 +13,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from models import dice_batches, train_dice  # noqa: E402
-from models.dice_batches import motion_kernel, reader_batch, slant_matrix  # noqa: E402
-from models.dice_data import PATCH_PER_CROP, ReadSample  # noqa: E402
-from models.dice_nets import Finder, finder_from_onnx, folded_norms, trained_crop_px  # noqa: E402
-from models.train_dice import HERE, train  # noqa: E402
+from models.training import dice_batches, train_dice  # noqa: E402
+from models.training.dice_batches import motion_kernel, reader_batch, slant_matrix  # noqa: E402
+from models.training.dice_data import PATCH_PER_CROP, ReadSample  # noqa: E402
+from models.training.dice_nets import Finder, finder_from_onnx, folded_norms, trained_crop_px  # noqa: E402
+from models.training.train_dice import HERE, train  # noqa: E402
 
 
 def _norm_statistics(net: torch.nn.Module) -> list[np.ndarray]:

@@ -1,4 +1,4 @@
-"""The cell model's training changes the art's look, never its structure (models/train_cells.py);
+"""The cell model's training changes the art's look, never its structure (models/training/train_cells.py);
 and it refuses the test-only data of the unseen art."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from models.train_cells import hue_turn, main, repaint
+from models.training.train_cells import hue_turn, main, repaint
 
 
 def test_a_hue_turn_keeps_greys_and_brightness_sum() -> None:

@@ -9,9 +9,9 @@ import numpy as np
 
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.vision.labels import FALLEN, MEEPLE_CLASSES, MEEPLE_COLOURS, MEEPLE_SIZES, NO_MEEPLE
-from models.calibrate import calibrate
-from models.cell_data import SPLITS, data_parser
-from models.meeple_data import _meeples_for, pair_sample
+from models.training.calibrate import calibrate
+from models.training.cell_data import SPLITS, data_parser
+from models.training.meeple_data import _meeples_for, pair_sample
 
 PLANET_TILE = ["N", "E", "P1", "P2"]  # a tile with two edge features and a planet
 

@@ -41,8 +41,8 @@ def test_scoreboard_shows_players_scores_turn_and_tiles_left(site: Site) -> None
         assert words in html
     assert "waiting for dice" in html  # the battle prompt
     state = site.client.get("/api/state").get_json()
-    assert state["turn_of"] == "Ana" and state["tiles_left"] == 65
-    assert [f["dice"] for f in state["battle"]["fighters"]] == [2, 1, 2]
+    assert state["turn_of"] == "Ana" and state["extras"]["tiles_left"] == 65
+    assert [f["dice"] for f in state["extras"]["battle"]["fighters"]] == [2, 1, 2]
 
 
 def test_laps_of_the_score_track(site: Site) -> None:
@@ -83,7 +83,7 @@ def test_feature_view_of_a_battle_shows_every_round(site: Site) -> None:
     site.play("asteroid-battle-tie.jsonl")
     view = site.client.get("/api/scores/3").get_json()
     assert view["score"]["kind"] == "battle"
-    rounds = view["battle"]["rounds"]
+    rounds = view["extras"]["battle"]["rounds"]
     assert [r["round"] for r in rounds] == [1, 2]
     assert rounds[0]["tied"] == ["Ana", "Cid"] and rounds[0]["lost"] == ["Ben"]
     assert rounds[1]["won"] == "Cid"
@@ -225,15 +225,15 @@ def test_demo_feeds_the_bundled_record(tmp_path: object) -> None:
 def test_the_turn_shown_is_the_one_under_way_or_about_to_start(site: Site) -> None:
     site.play("route-battle.jsonl", events=10)  # the 7th tile after the start tile is down: her turn 7
     state = site.client.get("/api/state").get_json()
-    assert (state["turn_number"], state["turn_of"]) == (7, "Ana")
+    assert (state["turn"], state["turn_of"]) == (7, "Ana")
     for event in (
         {"event": "roll", "player": "Ana", "dice": [6]},
         {"event": "roll", "player": "Ben", "dice": [1]},
     ):
         site.post("/api/event", event)
     state = site.client.get("/api/state").get_json()  # her turn is over: Ben's turn 8 comes
-    assert (state["turns_begun"], state["turn_number"], state["turn_of"]) == (7, 8, "Ben")
-    assert "turn" not in state and "current_player" not in state  # not to be taken for turn_of
+    assert (state["extras"]["turns_begun"], state["turn"], state["turn_of"]) == (7, 8, "Ben")
+    assert "current_player" not in state["extras"]  # not to be taken for turn_of
     assert "Turn 8 · Ben's turn" in site.client.get("/").get_data(as_text=True)
 
 
@@ -259,7 +259,7 @@ def test_the_qr_code_and_the_mdns_name() -> None:
 
 def test_the_dice_trays_show_on_the_scoreboard_and_in_the_state(site: Site) -> None:
     page = site.client.get("/").get_data(as_text=True)
-    assert 'id="trays" class="trays" aria-label="Dice trays" hidden' in page  # no trays, nothing shown
+    assert 'id="trays"' not in page  # no trays, nothing shown
     inbox = site.table.broadcast.subscribe()
     trays = [
         {"tray": 1, "phase": "waiting", "fighter": "Ana", "player": "Ana", "colour": "red", "dice": 2,

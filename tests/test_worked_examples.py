@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.starwars import StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
 from companion.record import read_record, replay
 from companion.replay import replay_json
 
@@ -37,7 +37,7 @@ def test_record_scores_as_the_rules_say(path: Path) -> None:
         key = entry.get("team", entry["player"])
         totals[key] = totals.get(key, 0) + entry["points"]
     for player in game.players:
-        key = game.status()["players"][game.players.index(player)].get("team", player.name)
+        key = game.moment().extras["players"][game.players.index(player)].get("team", player.name)
         assert result["scores"][player.name] == totals.get(key, 0)
 
 

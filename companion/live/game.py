@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.games.base import FormatError, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.fields import check_object, get_int, get_name, get_str
+from companion.games.registry import manifest
 from companion.record import dump_record
 from companion.store import Entry, GameStore
 
@@ -150,13 +151,21 @@ class LiveGame:
         return self.journal[-1].seq if self.journal else 0
 
     def state(self) -> dict[str, Any]:
-        state = self.engine.status()
-        state["scores"] = self.engine.scores()
-        state["log"] = list(self._log_entries().values())
-        state["game_id"] = self.game_id
-        state["seq"] = self.seq
-        state["events"] = len(self.steps)
-        return state
+        """The game now, as every page and the API read it: the engine's moment, the scores, the
+        log (without each score's detail) and where the journal stands."""
+        about = manifest(self.setup.game)
+        return {
+            "game": self.setup.game,
+            "title": about.title,
+            "variant": self.setup.variant,
+            "score_word": about.score_word,
+            **self.engine.moment().to_json(),
+            "scores": self.engine.scores(),
+            "log": list(self._log_entries().values()),
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "events": len(self.steps),
+        }
 
     def record_text(self) -> str:
         """The game as it stands as a record. Corrected events say so in their meta, and the
@@ -236,7 +245,6 @@ class LiveGame:
         then = replay_steps(
             self.game_type, self.setup, [dataclasses.replace(s) for s in self.steps[: step_index + 1]]
         )
-        detail = dict(change.detail or {})
         view: dict[str, Any] = {
             "index": index,
             "score": change.to_json(),
@@ -245,20 +253,14 @@ class LiveGame:
                 "text": self.engine.describe(self.steps[step_index].event),
                 "at": self.steps[step_index].at,
             },
-            "picture": then.picture(change.cells, detail.get("meeples", ())),
+            "picture": then.picture(change),
             "evidence": [
                 path for step in self.steps[: step_index + 1][-3:] for path in _evidence(step.record)
             ],
+            "game": self.setup.game,
+            # what the game adds (a battle's rounds), for its own partial of the score's page
+            "extras": self.engine.score_view(change),
         }
-        if change.kind == "battle":
-            view["battle"] = next(
-                (
-                    b
-                    for b in getattr(self.engine, "battles", [])
-                    if b["domain"] == change.domain and b["turn"] == change.turn
-                ),
-                None,
-            )
         return view
 
 

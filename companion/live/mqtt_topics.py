@@ -75,8 +75,8 @@ def summary(settings: MqttSettings, state: Mapping[str, Any]) -> dict[str, Any]:
             "color": player.get("color"),
             "score": player.get("score"),
         }
-        if "team" in player:
-            entry["team"] = player["team"]
+        if player.get("label"):
+            entry["label"] = player["label"]  # a faction, a team: the words beside the name
         out_players.append(entry)
     return {
         "table": settings.table,
@@ -86,9 +86,11 @@ def summary(settings: MqttSettings, state: Mapping[str, Any]) -> dict[str, Any]:
         "game_id": state.get("game_id"),
         "variant": state.get("variant"),
         "players": out_players,
-        "turn": state.get("turn_number"),
+        "turn": state.get("turn"),
         "turn_of": state.get("turn_of"),
+        "phase": state.get("phase"),
         "finished": bool(state.get("finished", False)),
+        "winners": list(state.get("winners") or []),
         "camera": camera[:STATE_TEXT_MAX] if isinstance(camera, str) else None,
         "seq": state.get("seq", 0),
     }
@@ -102,7 +104,8 @@ def retained_messages(settings: MqttSettings, state: Mapping[str, Any]) -> list[
     messages.append(Message(settings.availability_topic, ONLINE, retain=True, qos=1))
     messages.append(Message(settings.state_topic, _dumps(brief), retain=True))
     for player in brief["players"]:
-        messages.append(Message(settings.score_topic(player["id"]), str(player["score"]), retain=True))
+        score = "" if player["score"] is None else str(player["score"])  # a game may keep no points
+        messages.append(Message(settings.score_topic(player["id"]), score, retain=True))
     return messages
 
 

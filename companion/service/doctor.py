@@ -21,11 +21,12 @@ from pathlib import Path
 from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import DEFAULTS, SYSTEM_CONFIG, Config, load_config
 from companion.errors import UserError
+from companion.games.registry import manifests
 from companion.vision.likeness import size_problem
-from companion.vision.reader import MODELS
+from companion.vision.model_files import models_root
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
-MODEL_FILES = ("cells.onnx", "meeples.onnx", "dice.onnx", "gallery.onnx")
+DICE_FOLDER = "dice"  # ordinary dice's model, beside the games' folders
 DISK_WARN_MB = 500  # a season of games with their evidence pictures fits in far less
 DISK_FAIL_MB = 100  # SQLite needs room to write its journal; a full card corrupts nothing but stops play
 PI_MODEL = Path("/proc/device-tree/model")
@@ -62,20 +63,33 @@ def check_machine(model: str | None) -> Finding:
     )
 
 
-def check_models(folder: Path = MODELS) -> Finding:
+def model_files(root: Path) -> tuple[list[Path], list[str]]:
+    """Every model file the games (and ordinary dice) ship, and the folders that hold none."""
+    folders = [m.models for m in manifests() if m.models is not None] + [DICE_FOLDER]
+    found: list[Path] = []
+    empty: list[str] = []
+    for folder in dict.fromkeys(folders):
+        files = sorted((root / folder).glob("*.onnx"))
+        found += files
+        if not files:
+            empty.append(f"{folder}/")
+    return found, empty
+
+
+def check_models(root: Path | None = None) -> Finding:
     import onnxruntime
 
-    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
-    if missing:
+    root = root if root is not None else models_root()
+    files, empty = model_files(root)
+    if empty:
         return Finding(
             "models",
             FAIL,
-            f"missing in {folder}: {', '.join(missing)}",
+            f"no model files in {', '.join(str(root / e) for e in empty)}",
             "the models ship in the checkout's models/ folder: check out the project again",
         )
     size = 0
-    for name in MODEL_FILES:
-        path = folder / name
+    for path in files:
         size += path.stat().st_size
         try:
             options = onnxruntime.SessionOptions()
@@ -83,10 +97,11 @@ def check_models(folder: Path = MODELS) -> Finding:
             session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # onnxruntime raises its own types
             return Finding("models", FAIL, f"{path} does not load: {error}", "check out models/ again")
-        problem = size_problem(session, path) if name == "gallery.onnx" else None
+        problem = size_problem(session, path) if path.name == "gallery.onnx" else None
         if problem is not None:
             return Finding("models", FAIL, problem, "check out models/ again")
-    return Finding("models", OK, f"{', '.join(MODEL_FILES)} load ({size / 1e6:.1f} MB) from {folder}")
+    names = ", ".join(str(path.relative_to(root)) for path in files)
+    return Finding("models", OK, f"{names} load ({size / 1e6:.1f} MB) from {root}")
 
 
 def check_camera(

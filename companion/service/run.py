@@ -24,41 +24,24 @@ from companion.cameras.base import CameraError, Frame
 from companion.cameras.feed import CameraFeed
 from companion.cameras.settings import CameraSettings, open_camera
 from companion.config import Config
-from companion.errors import UserError
 from companion.live.table import Table
 from companion.service.memory import tune_allocator
 from companion.service.notify import Notifier
+from companion.service.readers import Readers
 from companion.service.runner import NoCamera, TableRunner
 from companion.store import GameStore
-from companion.table.enrolment import Enrolment, EnrolmentCamera
-from companion.table.links import TableLink
-from companion.table.loop import CameraLoop
-from companion.table.tracker import DiceSource, Tracker
-from companion.vision.gallery import Gallery
-from companion.vision.gallery_files import gallery_folder
-from companion.vision.likeness import shared_likeness
-from companion.vision.meeples import MeepleModel
-from companion.vision.reader import CellModel, ModelMissing
-from companion.vision.watcher import Watcher
+from companion.table.reader import ReaderKit
 from companion.web.server import serve
 
 LOG = logging.getLogger("companion.run")
 
 if TYPE_CHECKING:
     from companion.devices.config import TraysConfig
-    from companion.table.trays import BattleTrays
+    from companion.table.trays import DiceTrays
 
 # A tray picture must be this fresh: the dice have been still for settle_ms (700 ms) when it is
 # asked for, so a picture from the last half second shows them settled.
 TRAY_PICTURE_AGE = 0.5
-
-
-def load_models() -> tuple[CellModel, MeepleModel]:
-    try:
-        shared_likeness()  # the gallery's, loaded now so that a missing file stops the start
-        return CellModel(), MeepleModel()
-    except ModelMissing as error:
-        raise UserError(f"{error}; the table cannot be read without it (is the checkout whole?)") from None
 
 
 def tray_pictures(
@@ -120,13 +103,13 @@ class DiceCamera:
 
 def build_trays(
     config: Config, latest: Callable[[], Frame | None], stack: ExitStack
-) -> tuple[BattleTrays | None, DiceCamera | None]:
+) -> tuple[DiceTrays | None, DiceCamera | None]:
     """The trays of the config on their pins, and the trays' own camera if it has one."""
     if config.trays is None:
         return None, None
     from companion.devices.pins import make_pin_factory
     from companion.devices.tray import build_trays as make_trays
-    from companion.table.trays import BattleTrays
+    from companion.table.trays import DiceTrays
     from companion.vision.dice import DiceReader
 
     dice_camera = None
@@ -135,26 +118,9 @@ def build_trays(
         stack.callback(dice_camera.close)
         latest = dice_camera.latest
     trays = make_trays(config.trays, make_pin_factory(config.trays.pin_factory))
-    battle = BattleTrays(trays, tray_pictures(latest, config.trays, time.monotonic), DiceReader())
-    stack.callback(battle.close)
-    return battle, dice_camera
-
-
-def camera_loop_builder(
-    fps: float, gallery: Gallery, dice: DiceSource | None
-) -> Callable[[TableLink], CameraLoop]:
-    cells, meeples = load_models()
-
-    def build(link: TableLink) -> CameraLoop:
-        tracker = Tracker(link, cells.labels, dice, gallery=gallery)
-
-        def laid() -> set[tuple[int, int]]:
-            engine = link.engine()
-            return set(engine.board.tiles) if engine is not None else set()
-
-        return CameraLoop(Watcher(cells, fps=fps, meeple_model=meeples, laid=laid), tracker)
-
-    return build
+    flow = DiceTrays(trays, tray_pictures(latest, config.trays, time.monotonic), DiceReader())
+    stack.callback(flow.close)
+    return flow, dice_camera
 
 
 def run_table(
@@ -170,11 +136,9 @@ def run_table(
     notifier = notifier or Notifier.from_environment()
     LOG.info(tune_allocator())  # before the first frame: see companion/service/memory.py
     with ExitStack() as stack:
+        readers = Readers.load()  # every game's models, before anything is opened
         store = GameStore(config.state_dir)
         stack.callback(store.close)
-        # one gallery: a tile taught on /enrol is read by the next game's tracker
-        gallery = Gallery(gallery_folder(config.state_dir))
-        enrolment = Enrolment(gallery)
         table = Table(store)
         stop = threading.Event()
         runner_box: list[TableRunner] = []
@@ -183,15 +147,13 @@ def run_table(
             return runner_box[0].latest if runner_box else None
 
         trays, dice_camera = build_trays(config, latest, stack)
-        dice: DiceSource | None = trays
+        readers.start(ReaderKit(config.state_dir, config.camera.fps, trays))
         feed: CameraFeed | NoCamera
         if config.camera.source == "simulator":
             from companion.cameras.simulated import FramesCamera
-            from companion.sim.table_games import SimulatedGames
 
-            games = SimulatedGames(table, config.camera.fps, first_seed, simulated_games)
-            feed = CameraFeed(FramesCamera(games.frames(), name="the simulated table"))
-            dice = games if trays is None else trays
+            frames = readers.simulated_frames(table, config.camera.fps, first_seed, simulated_games)
+            feed = CameraFeed(FramesCamera(frames, name="the simulated table"))
         elif config.camera.source == "none":
             feed = NoCamera()
         else:
@@ -202,9 +164,9 @@ def run_table(
         runner = TableRunner(
             table,
             feed,
-            camera_loop_builder(config.camera.fps, gallery, dice),
+            readers.build,
             notifier,
-            enrolment=EnrolmentCamera(enrolment),
+            enrolment=readers.idle(),
             trays=trays,
             dice_camera=dice_camera.status if dice_camera is not None else lambda: None,
             # SIGTERM, whose handler serve() installs: a program started in the background by
@@ -234,7 +196,7 @@ def run_table(
             mdns=config.web.mdns,
             title=title,
             on_ready=started,
-            enrolment=enrolment,
+            attachments=readers.attachments(),
         )
         # waitress ends its loop on the SIGTERM of on_fatal as on Ctrl+C and returns 0: a loop
         # that failed must still exit non-zero, for systemd's Restart=on-failure

@@ -26,12 +26,9 @@ from typing import Protocol
 
 from companion.cameras.base import Frame
 from companion.live.table import Table
-from companion.table.enrolment import EnrolmentCamera
 from companion.table.links import TableLink
-from companion.table.loop import CameraLoop
-from companion.table.tracker import ENTER_TILE_PROMPTS
-from companion.table.trays import BattleTrays
-from companion.vision.overlay import annotate
+from companion.table.reader import IdleReader, TableReader
+from companion.table.trays import DiceTrays
 
 # Frames in a row that fail with an error of ours before the program stops (systemd restarts it).
 MAX_FAILURES = 50
@@ -78,7 +75,7 @@ class Pipeline:
     """What reads one game: built afresh for every game by ``build``."""
 
     game_id: int | None
-    loop: CameraLoop
+    reader: TableReader
 
 
 class TableRunner:
@@ -86,10 +83,10 @@ class TableRunner:
         self,
         table: Table,
         feed: FrameSource,
-        build: Callable[[TableLink], CameraLoop],
+        build: Callable[[TableLink], TableReader],
         heartbeat: Heartbeat,
-        enrolment: EnrolmentCamera | None = None,
-        trays: BattleTrays | None = None,
+        enrolment: IdleReader | None = None,
+        trays: DiceTrays | None = None,
         dice_camera: Callable[[], str | None] = lambda: None,
         on_fatal: Callable[[], None] = lambda: None,
         pause: Callable[[float], None] = time.sleep,
@@ -98,7 +95,7 @@ class TableRunner:
         self.feed = feed
         self.build = build
         self.heartbeat = heartbeat
-        self.enrolment = enrolment
+        self.enrolment = enrolment  # what reads the camera between games (enrolling a box)
         self.trays = trays
         self.dice_camera = dice_camera  # what is wrong with the trays' own camera, if any
         self.on_fatal = on_fatal
@@ -110,7 +107,6 @@ class TableRunner:
         self.frames = 0
         self.turns = 0  # turns of the loop, each ending with a kick of the watchdog
         self.failures = 0  # frames in a row that failed
-        self._shown: object = None  # the observation whose view the scoreboard has
         self._said: str | None = None
 
     def _game_id(self) -> int | None:
@@ -125,52 +121,35 @@ class TableRunner:
         """One turn of the loop (see the module's docstring)."""
         if self._game_id() != self.pipeline.game_id:
             self.pipeline = Pipeline(self._game_id(), self.build(self.link))
-            self._shown = None
-        loop = self.pipeline.loop
+        reader = self.pipeline.reader
         frame = self.feed.next()
-        with self.table.lock:  # the tracker reads the engine, which a phone's change rewrites
+        with self.table.lock:  # the reader reads the engine, which a phone's change rewrites
             in_play = self._in_play()
             if self.enrolment is not None:
-                self.enrolment.enrolment.game_started_or_ended(in_play)
+                self.enrolment.game_started_or_ended(in_play)
             if frame is not None:
                 self.latest = frame
                 self.frames += 1
                 if in_play or self.enrolment is None:
-                    loop.step(frame.image)
+                    reader.step(frame.image)
                 else:
                     self.enrolment.step(frame.image)
             if frame is None or not in_play:
-                loop.tracker.poll_dice()  # the trays read their own pictures, camera or not
+                reader.step(None)  # the trays read their own pictures, camera or not
         if frame is None and self.feed.ended:
             self.pause(IDLE_PAUSE)  # a video file or folder has ended: turn slowly, for the trays
-        self._tell_scoreboard(loop)
+        self._tell_scoreboard(reader)
 
-    def _tell_scoreboard(self, loop: CameraLoop) -> None:
-        tracker = loop.tracker
-        open_prompts = tracker.open_prompts()
-        prompts = [p.message for p in open_prompts]
+    def _tell_scoreboard(self, reader: TableReader) -> None:
+        prompts = [p.message for p in reader.prompts()]
         if self.trays is not None and self.trays.status:
             prompts.append(self.trays.status)
         dice_camera = self.dice_camera()
         if dice_camera:
             prompts.append(dice_camera)
-        status = self.feed.status or tracker.status
-        view = None
-        last = loop.last
-        if (
-            last is not None
-            and last is not self._shown
-            and last.view is not None
-            and self.feed.status is None
-        ):
-            self._shown = last
-            engine = self.link.engine()
-            tiles = list(engine.board.tiles) if engine is not None else []
-            asking = [cell for prompt in open_prompts for cell in prompt.cells]
-            view = annotate(last.view, last.lattice, tiles, asking)
-        # the tile questions in full (cell, one-tap choices), for the fix page to answer
-        asks = [p.to_json() for p in open_prompts if p.code in ENTER_TILE_PROMPTS]
-        self.table.set_camera(status, prompts, view, asks)
+        status = self.feed.status or reader.status
+        view = reader.view(fresh=self.feed.status is None)
+        self.table.set_camera(status, prompts, view, reader.asks())
         if self.trays is not None:
             self.table.set_trays(self.trays.to_json())
         said = self.feed.status or "reading the table"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from companion.vision.dice_reading import Die, TrayReading
+from companion.vision.dice_reading import PIPS, Die, FaceSet, TrayReading
 
 # A floor under the reader's own judgement: a value less likely than not is never scored, whatever
 # the reader's status says (the reader is meant to give None well before this).
@@ -22,15 +22,17 @@ def _ordinals(indexes: Sequence[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def reading_problem(reading: TrayReading, wanted: int, roller: str, tray: int, floor: float) -> str | None:
-    """What a person must do before this reading can be a roll of ``wanted`` dice, or None when
-    it can. Dice are named left to right as the tray's picture shows them."""
+def reading_problem(
+    reading: TrayReading, wanted: int, roller: str, tray: int, floor: float, faces: FaceSet = PIPS
+) -> str | None:
+    """What a person must do before this reading can be a roll of ``wanted`` dice of ``faces``,
+    or None when it can. Dice are named left to right as the tray's picture shows them."""
     dice = sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
     here = f"tray {tray}"
     count = len(dice)
 
     def unclear(die: Die) -> bool:
-        return die.value is None or not 1 <= die.value <= 6 or die.confidence < floor
+        return die.face is None or die.face not in faces or die.confidence < floor
 
     status = reading.status
     if status == "ok" and count > wanted:

@@ -1,33 +1,42 @@
-"""The games a tracker can feed: a plain engine (tests, ``board read``) or the live table."""
+"""The games a table reader can feed: a plain engine (tests, ``board read``) or the live table."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from companion.games.base import Setup
-from companion.games.starwars.engine import StarWarsGame
+from companion.games.base import Game, Setup
+from companion.games.registry import game_class
 from companion.live.table import Table
 
 
+class GameLink(Protocol):
+    """The game a table reader feeds: the live table in the companion, a plain engine in tests."""
+
+    def engine(self) -> Game | None: ...
+
+    def add(self, event: dict[str, Any]) -> None: ...
+
+
 class EngineLink:
-    """A game kept in memory: every event the tracker adds, in order."""
+    """A game kept in memory: every event the reader adds, in order."""
 
     def __init__(self, setup: Setup) -> None:
-        self.game = StarWarsGame(setup)
+        self.kind = game_class(setup.game)
+        self.game = self.kind(setup)
         self.events: list[dict[str, Any]] = []
 
-    def engine(self) -> StarWarsGame | None:
+    def engine(self) -> Game | None:
         return self.game
 
     def add(self, event: dict[str, Any]) -> None:
-        self.game.apply(StarWarsGame.parse_event(event))  # IllegalEvent leaves the game unchanged
+        self.game.apply(self.kind.parse_event(event))  # IllegalEvent leaves the game unchanged
         self.events.append(event)
 
     def keep_first(self, count: int) -> list[dict[str, Any]]:
         """Take back every event after the first ``count``, as corrections on the phone would;
         returns those taken back."""
         kept, dropped = self.events[:count], self.events[count:]
-        self.game, self.events = StarWarsGame(self.game.setup), []
+        self.game, self.events = self.kind(self.game.setup), []
         for event in kept:
             self.add(event)
         return dropped
@@ -39,11 +48,9 @@ class TableLink:
     def __init__(self, table: Table) -> None:
         self.table = table
 
-    def engine(self) -> StarWarsGame | None:
+    def engine(self) -> Game | None:
         live = self.table.live
-        if live is None or not isinstance(live.engine, StarWarsGame):
-            return None
-        return live.engine
+        return None if live is None else live.engine
 
     def add(self, event: dict[str, Any]) -> None:
         self.table.add(event)

@@ -1,25 +1,22 @@
-"""The battle flow: the trays light for the fighters, settled dice are read, roll events come out.
+"""The trays' flow: the trays light for whoever must roll, settled dice are read, rolls come out.
 
-``BattleTrays`` is a ``DiceSource`` (tracker.py): the tracker polls it with the engine as it
-stands, so everything here is decided from the engine's questions at that moment
-(``pending_battle()``, ``Battle.waiting_for()``), never from a copy of the game kept aside. A roll
-entered on the phone is simply a fighter the engine no longer waits for, and its tray goes dark.
+``DiceTrays`` knows no game. A game's table reader polls it with what its engine waits for at
+that moment (a ``DiceRequest``: who rolls how many dice, for what), never with a copy of the
+game kept aside, and turns the rolls it gets back (``TrayRoll``: the faces read, of the reader's
+face set) into its own record events. A roll entered on the phone is simply a want the game no
+longer asks for, and its tray goes dark.
 
-It lives in ``companion/table/`` beside the tracker, not in ``companion/devices/``, because it is
-the same kind of thing: readings turned into record events through the rules. The trays themselves
-(``companion.devices``) know no game.
-
-For each fighter the engine waits for: a tray (the one whose seat is that fighter's player, else a
-free one) blinks the roller's colour once per die and beeps as many times; shaking makes it
-breathe; once the dice settle (or the button is pressed) the tray's picture is read. All dice read,
-as many as the rules give: a roll event, and the light turns green. Anything else: the light
-flashes red and white, nothing is reported, and ``status`` says what to do. Never a guessed value.
+For each want: a tray (the one whose seat is one of the want's players, else a free one) blinks
+the roller's colour once per die and beeps as many times; shaking makes it breathe; once the dice
+settle (or the button is pressed) the tray's picture is read. All dice read, as many as wanted: a
+roll, and the light turns green. Anything else: the light flashes red and white, nothing is
+reported, and ``status`` says what to do. Never a guessed value.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,9 +38,8 @@ from companion.devices.signals import (
 from companion.devices.timing import ROLLING as SHAKING
 from companion.devices.timing import SETTLED
 from companion.devices.tray import DiceTray
-from companion.games.starwars.engine import StarWarsGame
 from companion.table.dice_checks import MIN_CONFIDENCE, dice_word, reading_problem
-from companion.vision.dice_reading import ReadsDice
+from companion.vision.dice_reading import FaceSet, ReadsDice
 
 # A BGR picture of one tray, by its index (0 for tray 1): a region of the overhead camera, or a
 # camera of its own (issue 6 leaves which to the camera work).
@@ -57,28 +53,59 @@ LED_COLOURS: dict[str, RGB] = {
     "black": (0.5, 0.0, 1.0),
     "white": (1.0, 1.0, 1.0),
     "orange": (1.0, 0.35, 0.0),
+    "yellow": (1.0, 0.8, 0.0),
+    "blue": (0.0, 0.0, 1.0),
 }
 COLOUR_WORDS = {"black": "violet"}  # what a person sees on the LED, where it is not the colour's name
+SEATLESS: RGB = (0.0, 0.6, 1.0)  # a roller without a colour of their own: a cool blue
+
+
+def led_colour(colour: str) -> RGB:
+    """The LED colour that stands for a player colour (blue for one the LED cannot show)."""
+    return LED_COLOURS.get(colour, SEATLESS)
+
+
 GREEN_HOLD = 2.5  # seconds a read tray stays green before it is handed to another fighter
 IDLE = "idle"
 
 
 @dataclass(frozen=True)
 class Want:
-    """One fighter's dice, wanted in one round of one battle."""
+    """One roll a game waits for: whose, how many dice, in which round of what."""
 
-    battle: tuple[int, int, int]  # turn, domain key, round
-    fighter: str  # the fighter's key
+    group: tuple[int, ...]  # what the roll is for (a battle: its turn and domain), as the game names it
+    round: int  # a tie rolls again: the same group, a later round
+    fighter: str  # who rolls, as the game keys it (a player, or a team)
     label: str  # "Ana", "Rebels (Ana, Cid)"
     dice: int
     players: tuple[str, ...]  # who may roll for it
 
     @property
-    def key(self) -> tuple[tuple[int, int, int], str]:
-        return self.battle, self.fighter
+    def key(self) -> tuple[tuple[int, ...], int, str]:
+        return self.group, self.round, self.fighter
 
     def later_round_of(self, other: Want) -> bool:
-        return self.battle[:2] == other.battle[:2] and self.battle[2] > other.battle[2]
+        return self.group == other.group and self.round > other.round
+
+
+@dataclass(frozen=True)
+class DiceRequest:
+    """What a game waits for from the trays now."""
+
+    wants: tuple[Want, ...] = ()
+    title: str | None = None  # "battle for the trade route, round 2", for the scoreboard
+    colours: Mapping[str, str | None] = field(default_factory=dict)  # each player's colour: their seat
+
+
+@dataclass(frozen=True)
+class TrayRoll:
+    """A want's dice, all read: the faces left to right as the tray's picture shows them."""
+
+    want: Want
+    roller: str  # the player who rolled (the tray's seat, or the want's first player)
+    faces: tuple[str, ...]
+    tray: int  # the tray's number, from 1
+    confidence: float  # the least sure die's
 
 
 @dataclass
@@ -90,22 +117,13 @@ class TrayTask:
     colour: str = ""  # the roller's colour
     phase: str = IDLE  # idle, waiting, rolling, problem, read
     message: str = ""  # what to do, in the problem phase
-    dice: tuple[int, ...] = ()  # what was read, in the read phase
+    dice: tuple[str, ...] = ()  # the faces read, in the read phase
     green_until: float = 0.0
     served: set[str] = field(default_factory=set)  # fighters this tray has read for
 
 
-def _wants(engine: StarWarsGame) -> tuple[list[Want], str | None]:
-    battle = engine.pending_battle()
-    if battle is None:
-        return [], None
-    ident = (battle.turn, battle.domain.key, battle.round)
-    wants = [Want(ident, f.key, f.label, battle.dice[f.key], f.players) for f in battle.waiting_for()]
-    return wants, f"battle for the {battle.domain.label}, round {battle.round}"
-
-
-class BattleTrays:
-    """The trays as a ``DiceSource``: ``poll(engine)`` returns the rolls read since the last poll."""
+class DiceTrays:
+    """The trays: ``poll(request)`` returns the rolls read since the last poll."""
 
     def __init__(
         self,
@@ -134,11 +152,16 @@ class BattleTrays:
         self._status: str | None = None
         self._json: list[dict[str, Any]] = self._trays_json()
 
-    # --- the tracker's side --------------------------------------------------------------------
+    @property
+    def faces(self) -> FaceSet:
+        """The faces the trays' reader tells apart."""
+        return self.reader.faces
 
-    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
+    # --- the game's side -----------------------------------------------------------------------
+
+    def poll(self, request: DiceRequest) -> list[TrayRoll]:
         now = self.clock()
-        wants, self._battle = _wants(engine)
+        wants, self._battle = list(request.wants), request.title
         open_keys = {want.key for want in wants}
         for tray, task in zip(self.trays, self.tasks, strict=True):
             if task.want is None:
@@ -152,7 +175,7 @@ class BattleTrays:
                 self._free(tray, task)
         served = {task.want.key for task in self.tasks if task.want is not None and task.phase != READ}
         self._unserved = []
-        colours = {player.name: player.color for player in engine.players}
+        colours = dict(request.colours)
         fighting = {name for want in wants for name in want.players}
         for want in wants:
             if want.key in served:
@@ -162,7 +185,7 @@ class BattleTrays:
                 self._unserved.append(want)
             else:
                 self._assign(index, want, colours, now)
-        rolls: list[dict[str, Any]] = []
+        rolls: list[TrayRoll] = []
         for tray, task in zip(self.trays, self.tasks, strict=True):
             if task.phase in (WAITING, ROLLING, PROBLEM):
                 roll = self._watch(tray, task, now)
@@ -185,7 +208,7 @@ class BattleTrays:
         # A read tray is kept green a moment, unless the same battle asks again (a tie).
         return task.phase == READ and want.later_round_of(task.want)
 
-    def _choose_tray(self, want: Want, colours: dict[str, str], fighting: set[str]) -> int | None:
+    def _choose_tray(self, want: Want, colours: dict[str, str | None], fighting: set[str]) -> int | None:
         """The tray whose seat is one of the fighter's players; else the one that read for this
         fighter before; else one that is no player's seat in this game; else the seat of a player
         who is not fighting. Never the seat of another fighter's player."""
@@ -200,21 +223,21 @@ class BattleTrays:
                 return choice[0]
         return None
 
-    def _seat(self, index: int, colours: dict[str, str]) -> str | None:
+    def _seat(self, index: int, colours: dict[str, str | None]) -> str | None:
         """The player this tray is the seat of in this game, if any."""
         colour = self.trays[index].pins.colour
         return next((name for name, c in colours.items() if c == colour), None)
 
-    def _assign(self, index: int, want: Want, colours: dict[str, str], now: float) -> None:
+    def _assign(self, index: int, want: Want, colours: dict[str, str | None], now: float) -> None:
         tray, task = self.trays[index], self.tasks[index]
         seat = self._seat(index, colours)
         roller = seat if seat in want.players else want.players[0]
         assert roller is not None
-        task.want, task.roller, task.colour = want, roller, colours[roller]
+        task.want, task.roller, task.colour = want, roller, colours.get(roller) or ""
         task.phase, task.message, task.dice = WAITING, "", ()
         task.served.add(want.fighter)
         tray.rearm(now)
-        tray.show(Light(WAITING, LED_COLOURS[task.colour], want.dice, now), Beeps(want.dice, BEEP, now))
+        tray.show(Light(WAITING, led_colour(task.colour), want.dice, now), Beeps(want.dice, BEEP, now))
 
     def _free(self, tray: DiceTray, task: TrayTask) -> None:
         task.want, task.phase, task.message, task.dice = None, IDLE, "", ()
@@ -222,20 +245,20 @@ class BattleTrays:
 
     # --- watching a tray -----------------------------------------------------------------------
 
-    def _watch(self, tray: DiceTray, task: TrayTask, now: float) -> dict[str, Any] | None:
+    def _watch(self, tray: DiceTray, task: TrayTask, now: float) -> TrayRoll | None:
         presses = tray.take_presses(now)
         motion = tray.motion(now)
         if motion == SHAKING:  # the dice are moving: a press now means nothing yet
             if task.phase != ROLLING:
                 task.phase, task.message = ROLLING, ""
-                tray.show(Light(ROLLING, LED_COLOURS[task.colour], since=now), SILENT)
+                tray.show(Light(ROLLING, led_colour(task.colour), since=now), SILENT)
             return None
         if motion != SETTLED and presses == 0:
             return None
         tray.rearm(now)
         return self._read(tray, task, now)
 
-    def _read(self, tray: DiceTray, task: TrayTask, now: float) -> dict[str, Any] | None:
+    def _read(self, tray: DiceTray, task: TrayTask, now: float) -> TrayRoll | None:
         want = task.want
         assert want is not None
         try:
@@ -244,25 +267,19 @@ class BattleTrays:
             failed = f"tray {tray.number} could not be read ({error})"
             self._problem(tray, task, now, f"{failed}: press its button to try again")
             return None
-        problem = reading_problem(reading, want.dice, task.roller, tray.number, self.min_confidence)
+        problem = reading_problem(
+            reading, want.dice, task.roller, tray.number, self.min_confidence, self.reader.faces
+        )
         if problem is not None:
             self._problem(tray, task, now, problem)
             return None
         dice = sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
-        values = tuple(die.value for die in dice if die.value is not None)
-        task.phase, task.message, task.dice = READ, "", values
+        faces = tuple(die.face for die in dice if die.face is not None)
+        task.phase, task.message, task.dice = READ, "", faces
         task.green_until = now + self.green_hold
         tray.show(Light(READ, since=now), Beeps(1, BEEP, now))
-        return {
-            "event": "roll",
-            "player": task.roller,
-            "dice": list(values),
-            "meta": {
-                "source": "tray",
-                "tray": tray.number,
-                "confidence": round(min(die.confidence for die in dice), 4),
-            },
-        }
+        confidence = round(min(die.confidence for die in dice), 4)
+        return TrayRoll(want, task.roller, faces, tray.number, confidence)
 
     def _problem(self, tray: DiceTray, task: TrayTask, now: float, message: str) -> None:
         task.phase, task.message = PROBLEM, message
@@ -298,7 +315,7 @@ class BattleTrays:
             elif task.phase == PROBLEM:
                 parts.append(task.message)
             elif task.phase == READ:
-                parts.append(f"{here} read {task.roller}'s dice: {', '.join(map(str, task.dice))}")
+                parts.append(f"{here} read {task.roller}'s dice: {', '.join(task.dice)}")
         for want in self._unserved:
             parts.append(f"{want.label} rolls {dice_word(want.dice)} once a tray is free")
         if not parts:

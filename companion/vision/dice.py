@@ -1,8 +1,8 @@
 """Read a dice tray: find each die, read its top face and its colour, or say why not.
 
-The finder (models/dice.onnx) marks where dice lie; each die is cut out at full resolution and
+The finder (models/dice/dice.onnx) marks where dice lie; each die is cut out at full resolution and
 the reader gives its value with a probability. (The finder's hand map did not learn, so a hand
-is found by a skin-colour rule here; models/dice.md.) Around the model
+is found by a skin-colour rule here; models/dice/dice.md.) Around the model
 stay a few plain rules that say when a reading must not be used: a hand, a blurred frame, no
 dice, more dice than expected, a die cut by the picture's edge, a die that leans or that the
 reader is not sure of. A value is given only when it is sure (or fairly sure, of a die the
@@ -26,15 +26,15 @@ from companion.vision.dice_model import (
     cut_out,
     peaks,
 )
-from companion.vision.dice_reading import Die, TrayReading
+from companion.vision.dice_reading import PIPS, Die, FaceSet, TrayReading
 from companion.vision.frames import grey_of, light_problem
 from companion.vision.pips import count_pips
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The reader's thresholds. Set with models/tune_dice.py on the training photographs and
-    the tuning trays, never on the held-out ones (models/dice.md)."""
+    """The reader's thresholds. Set with models/training/tune_dice.py on the training photographs and
+    the tuning trays, never on the held-out ones (models/dice/dice.md)."""
 
     # How sure the finder must be that a die is centred here to look closer (kept low: the
     # reader then throws out what is not a die).
@@ -55,14 +55,14 @@ class Thresholds:
     # photographs the reader had not seen (a reader trained without fold 0 of the training
     # split): 0.06-0.08 read 2 more of the fold's 179 dice than 0.05, and 0.07 is the highest
     # that gave the tuning trays nothing more wrong (at 0.08, one more tray `ok` with a value no
-    # die shows; with the shipped reader, 0.12 gave four more wrong values: models/dice.md).
+    # die shows; with the shipped reader, 0.12 gave four more wrong values: models/dice/dice.md).
     fair: float = 0.8
     fair_unread: float = 0.07
     # A value from ``pips_fair`` is given too when the pips counted as blobs in the reader's box
     # (companion/vision/pips.py) are that many and the reader gives the die under
     # ``pips_unread`` of being unreadable: a count that learns nothing agrees with the reader. Set on
     # the four folds (two more of their 699 dice; looser bars on "unreadable" read more real dice
-    # but vouched for the rendered trays' cocked dice: models/dice.md, "Pips counted as blobs").
+    # but vouched for the rendered trays' cocked dice: models/dice/dice.md, "Pips counted as blobs").
     pips_fair: float = 0.5
     pips_unread: float = 0.07
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
@@ -75,12 +75,12 @@ class Thresholds:
     # spot on the same die, taken for a die, reads another value at least this likely, the die
     # is asked about rather than given the likelier (above 1: never). At 0.5 three fold-0
     # readers no longer read a side face's 4 as sure, for one training photograph's die and no
-    # tuning tray's (models/dice.md, "Two readings of one die").
+    # tuning tray's (models/dice/dice.md, "Two readings of one die").
     rival: float = 0.5
     # A die is read only when this share of its body as found, about its top face's centre,
     # stays EDGE_PX inside the picture: seen at a slant, the body is found centred on the top
     # face and runs past the die on its far side. 0.6-0.8 read 3 more dice of the training
-    # photographs than 1.0 (the whole body) and the same tuning trays (models/dice.md).
+    # photographs than 1.0 (the whole body) and the same tuning trays (models/dice/dice.md).
     edge_face: float = 0.8
 
 
@@ -94,7 +94,7 @@ HAND_DICE = 3.0
 # Skin in YCrCb: wide, for light to dark skin under warm or cold light.
 SKIN_LOW, SKIN_HIGH = (40, 138, 77), (255, 175, 122)
 # Sharpness (see ``sharpness``) below which a die, or a whole frame, is blurred. Set by
-# models/tune_dice.py on the training photographs and tuning trays: sharp dice read there never
+# models/training/tune_dice.py on the training photographs and tuning trays: sharp dice read there never
 # fell below 0.18 and sharp frames (bare trays included) never below 0.124, while frames blurred
 # by 3-4 px stayed under 0.11.
 BLURRED_DIE = 0.15
@@ -142,7 +142,9 @@ class _Seen:
 
 
 class DiceReader:
-    """Reads BGR pictures of a tray with models/dice.onnx (the ReadsDice protocol)."""
+    """Reads BGR pictures of a tray of ordinary dice with the dice model (the ReadsDice protocol)."""
+
+    faces: FaceSet = PIPS
 
     def __init__(self, model: DiceModel | None = None, thresholds: Thresholds = THRESHOLDS) -> None:
         self.model = model if model is not None else DiceModel()
@@ -219,7 +221,7 @@ class DiceReader:
             colour = colour_name(crop) if counts else None  # a rival only is never reported
             body = (c.x - c.width / 2, c.y - c.height / 2, c.x + c.width / 2, c.y + c.height / 2)
             rank = (value is not None, 1.0 - float(p[NONE]))
-            die = Die(value, box_px, round(confidence, 4), colour)
+            die = Die(None if value is None else str(value), box_px, round(confidence, 4), colour)
             likeliest = (best + 1, float(p[best]))
             seen.append(
                 _Seen(die, c.x, leans, unsure, blurred, on_edge, (c.x, c.y), body, rank, likeliest, counts)
@@ -294,7 +296,7 @@ def _which(index: int, count: int) -> str:
 def _hand(picture: np.ndarray, seen: list[_Seen]) -> bool:
     """Whether a hand is over the tray: the largest skin-coloured patch (YCrCb) takes a hand's
     share of the picture and is far bigger than a die. The finder's own hand map is not used:
-    trained on rendered hands only, it did not learn them (models/dice.md)."""
+    trained on rendered hands only, it did not learn them (models/dice/dice.md)."""
     height, width = picture.shape[:2]
     factor = min(1.0, 320 / max(height, width))
     small = (
@@ -400,7 +402,7 @@ def _doubted(kept: _Seen, spots: list[_Seen], rules: Thresholds, width: int, hei
         if same and rival_value != value and likely >= rules.rival:
             x0, y0, x1, y1 = kept.body
             box = _inside(_box(x0, y0, x1, y1), width, height)
-            die = replace(kept.die, value=None, box=box, confidence=round(kept.rank[1], 4))
+            die = replace(kept.die, face=None, box=box, confidence=round(kept.rank[1], 4))
             # unread now, so named as at the edge when its body reaches it, as any unread die is
             on_edge = kept.on_edge or _reaches_edge(kept.body, width, height)
             return replace(kept, die=die, unsure=True, on_edge=on_edge)

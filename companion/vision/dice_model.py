@@ -1,4 +1,4 @@
-"""The dice model (models/dice.onnx) and the picture geometry it shares with its training.
+"""The dice model (models/dice/dice.onnx) and the picture geometry it shares with its training.
 
 One ONNX file holds two small networks: the *finder* looks at the whole tray shrunk to
 FIND_PX on its long side and gives, every STRIDE pixels, how likely a die's top face is centred
@@ -18,10 +18,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.vision.model_files import model_path
 from companion.vision.onnx import open_session
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
-DEFAULT_MODEL = MODELS / "dice.onnx"
+# ordinary dice (pips 1-6), whatever game throws them: models/dice/ beside the games' folders
+DEFAULT_MODEL = model_path("dice", "dice.onnx")
 
 FIND_PX = 320  # the finder sees the tray at this many pixels on its long side
 STRIDE = 4  # finder map cell, in finder pixels
@@ -99,7 +100,7 @@ def cut_out(picture: np.ndarray, x: float, y: float, side: float, size: int = CR
 
 
 class DiceModel:
-    """models/dice.onnx, loaded once; one onnxruntime thread by default, as on the Pi."""
+    """models/dice/dice.onnx, loaded once; one onnxruntime thread by default, as on the Pi."""
 
     def __init__(self, path: Path = DEFAULT_MODEL, threads: int = 1) -> None:
         labels_path = path.with_suffix(".labels.json")

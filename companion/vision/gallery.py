@@ -5,7 +5,8 @@ print of each tile, with the tile as it lies in the picture: enrolled from a fol
 from the camera when a person enters a tile on the phone. A camera window is read by cutting
 out the tile's square and comparing it, by the learnt likeness of companion/vision/likeness.py,
 with every picture turned the four ways (each kept as the mean of camera-like views of it:
-gallery_views.py). It knows no rules: the tracker decides what a match is worth.
+gallery_views.py). It knows no rules: the tracker decides what a match is worth. Tiles are the
+game's own: the gallery is told how to read a label and what a tile shows (``PieceKind``).
 
 On disk a gallery is a folder of ``NAME.png`` beside ``NAME.json`` (``{"tile": inline tile}``),
 the same form ``companion enroll`` reads, and ``NAME.vectors.npz``, the picture's vectors kept
@@ -17,14 +18,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import cv2
 import numpy as np
 
-from companion.games.starwars.tiles import Tile
 from companion.vision.colour_fit import colour_aligner, colour_fit
 from companion.vision.gallery_cache import SUFFIX as CACHE_SUFFIX
 from companion.vision.gallery_cache import cache_path, load_vectors, picture_key, save_vectors, way_vectors
@@ -33,7 +34,7 @@ from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import CROP_PX, TILE_PX
 
 # A match this alike, and this much more alike than any other way of lying the rules allow, is
-# sure. Set on the held-out styles of the third family of art (models/gallery.md): there, no
+# sure. Set on the held-out styles of the third family of art (models/starwars/gallery.md): there, no
 # window read sure was wrong, where at 0.8 two of 3 845 were.
 MATCH_SURE = 0.9
 MATCH_MARGIN = 0.2
@@ -42,21 +43,21 @@ MATCH_MARGIN = 0.2
 # picture wins by a wide margin. So where a way of lying the rules allow has no picture, only a
 # near copy of a picture is sure. The same print seen again scores 0.96 to 0.999 (median
 # 0.999); on the third family's held-out games a tile of another type reached 0.989 against a
-# gallery of answers alone (models/gallery.md).
+# gallery of answers alone (models/starwars/gallery.md).
 NEAR_COPY = 0.99
 NEAR_COPY_MARGIN = 0.1
 # Once every type has a picture (the box is whole), a looser near copy is sure: the window this
 # alike to one of the tile's pictures itself, and this much above any other way's nearest
 # picture. About half such readings or more are of a type a person entered earlier in the game,
 # whose window the gallery then learnt. Chosen on the third family's dev games' logged readings: 24 more
-# sure, none wrong (models/gallery.md, "A near copy once the box is whole").
+# sure, none wrong (models/starwars/gallery.md, "A near copy once the box is whole").
 SEEN_COPY = 0.95
 SEEN_COPY_MARGIN = 0.05
 # A match is also sure when three ways of comparing agree: the likeness puts it AGREED_MARGIN
 # above every other allowed way, the grey picture fits the window LAYOUT_MARGIN better than that
 # of any tile of another structure (``structure``), and no close rival's colours fit better
 # (colour_fit.py). The bars were chosen on the reads of 12 held-out games of the third family of
-# art with the grey fit against every other tile (models/gallery.md): 334 of 765 sure so, 1
+# art with the grey fit against every other tile (models/starwars/gallery.md): 334 of 765 sure so, 1
 # wrong. Against other structures only (session 26, docs/vision.md), the dev games recorded 575
 # tiles right of 911 where they recorded 519, with the same 5 wrong.
 AGREED_SCORE = 0.5
@@ -76,6 +77,33 @@ FLAT_SPREAD = 2.0
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 
 
+class Lying(Hashable, Protocol):
+    """A tile as it lies, as a gallery picture is labelled (equal when it lies the same way)."""
+
+    def rotated(self, quarter_turns: int) -> Self:
+        """The tile turned clockwise by quarter turns."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """The label's form (a record's inline tile)."""
+        ...
+
+
+L = TypeVar("L", bound=Lying)
+
+
+@dataclass(frozen=True)
+class PieceKind(Generic[L]):
+    """What a gallery needs of a game's tiles: how to read a label (its JSON, and what to call
+    it in a message), and what a tile shows but its badges, its ``structure`` (each feature's
+    kind and sides: whether a feature bears a badge, and whose, is left to the likeness and the
+    colours)."""
+
+    parse: Callable[[Any, str], L]
+    structure: Callable[[L], Hashable]
+    likeness: Path  # the learnt likeness its pictures are compared by (``models/<game>/gallery.onnx``)
+
+
 @dataclass(frozen=True)
 class AgreedBars:
     """What the three ways of comparing must each reach for a match to be sure by agreeing."""
@@ -90,8 +118,8 @@ SHIPPED_BARS = AgreedBars()
 
 
 @dataclass(frozen=True)
-class GalleryMatch:
-    tile: Tile  # the best-matching tile, as it lies in the window
+class GalleryMatch(Generic[L]):
+    tile: L  # the best-matching tile, as it lies in the window
     score: float  # the likeness of the window and the picture (its camera-like views), -1 to 1
     runner_up: float  # the best score of any other way of lying
     # some way of lying the rules allow has no picture in the gallery, so it could not compete
@@ -108,7 +136,7 @@ class GalleryMatch:
     whole_box: bool = True
     # the ways of lying the rules allow, likeliest first (at most CHOICES): what to offer a
     # person when the match is not sure
-    choices: tuple[Tile, ...] = ()
+    choices: tuple[L, ...] = ()
     # the likeness of the window and the tile's nearest picture itself, not its views, and of
     # the nearest picture of any other way: a near copy is judged by these
     copy_score: float = -1.0
@@ -119,7 +147,7 @@ class GalleryMatch:
         return self.sure_by(SHIPPED_BARS)
 
     def sure_by(self, bars: AgreedBars) -> bool:
-        """Sure with other bars for the three ways agreeing: what models/gallery_bars.py weighs."""
+        """Sure with other bars for the three ways agreeing: what models/training/gallery_bars.py weighs."""
         if self.near_copy(NEAR_COPY, NEAR_COPY_MARGIN):
             return True
         if self.unseen_rivals:
@@ -141,12 +169,6 @@ class GalleryMatch:
         """Whether the window is at least ``score`` alike to one of the tile's pictures itself,
         and ``margin`` above the nearest picture of any other way."""
         return self.copy_score >= score and self.copy_score - self.copy_runner_up >= margin
-
-
-def structure(tile: Tile) -> frozenset[tuple[str, tuple[int, ...]]]:
-    """What a tile shows but its badges: each feature's kind and the sides it touches (whether
-    a feature bears a badge, and whose, is left to the likeness and the colours)."""
-    return frozenset((feature.kind, feature.sides) for feature in tile.features)
 
 
 def edges(image: np.ndarray) -> np.ndarray:
@@ -249,11 +271,11 @@ def square_of_picture(picture: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Prepared:
+class Prepared(Generic[L]):
     """One picture's four ways of lying (upright, then each quarter turn clockwise), ready to keep."""
 
     name: str
-    tile: Tile  # upright, as the picture shows it
+    tile: L  # upright, as the picture shows it
     key: str  # what its vectors were worked out from (gallery_cache.py)
     templates: np.ndarray  # (4, D): the mean of its camera-like views' vectors
     copies: np.ndarray  # (4, D): its own vector
@@ -261,10 +283,14 @@ class Prepared:
     colours: list[np.ndarray]
 
 
-class Gallery:
-    def __init__(self, folder: Path | None = None, likeness: Likeness | None = None) -> None:
-        """An empty gallery, or the one kept in ``folder`` (new pictures are saved there). A
-        picture there that cannot be used is left out and listed in ``skipped``."""
+class Gallery(Generic[L]):
+    def __init__(
+        self, kind: PieceKind[L], folder: Path | None = None, likeness: Likeness | None = None
+    ) -> None:
+        """An empty gallery of a game's tiles (``kind``), or the one kept in ``folder`` (new
+        pictures are saved there). A picture there that cannot be used is left out and listed
+        in ``skipped``."""
+        self.kind = kind
         self.folder = folder
         self._likeness = likeness  # loaded on first use: an empty gallery needs no model
         # each picture's vector, one per way it may lie: the mean of camera-like views of it
@@ -274,13 +300,13 @@ class Gallery:
         self._stacked: tuple[np.ndarray, np.ndarray] | None = None  # both as arrays, until one changes
         self._aligners: list[np.ndarray] = []  # each picture as it lies, to find it in a window
         self._colours: list[np.ndarray] = []  # and its colours, to tell badges apart
-        self._tiles: list[Tile] = []  # as each template lies
+        self._tiles: list[L] = []  # as each template lies
         self._names: list[str] = []  # each template's picture
         self.skipped: list[str] = []
         # the table's loop matches while the phone's enrolment page adds and forgets pictures
         self._lock = threading.RLock()
         if folder is not None and folder.is_dir():
-            pictures, self.skipped = read_folder(folder)
+            pictures, self.skipped = read_folder(folder, kind.parse)
             # in batches: a gallery grows by a picture a tile entered, season after season
             for start in range(0, len(pictures), LOAD_BATCH):
                 self._keep(self._prepare(pictures[start : start + LOAD_BATCH], from_folder=True))
@@ -288,10 +314,10 @@ class Gallery:
     @property
     def likeness(self) -> Likeness:
         if self._likeness is None:
-            self._likeness = shared_likeness()
+            self._likeness = shared_likeness(self.kind.likeness)
         return self._likeness
 
-    def ways(self) -> set[Tile]:
+    def ways(self) -> set[L]:
         """Every way of lying the gallery has a picture of."""
         with self._lock:
             return set(self._tiles)
@@ -300,7 +326,7 @@ class Gallery:
         with self._lock:
             return len(set(self._names))
 
-    def add(self, picture: np.ndarray, tile: Tile, name: str | None = None) -> str:
+    def add(self, picture: np.ndarray, tile: L, name: str | None = None) -> str:
         """Learn ``picture`` (BGR, the tile alone, any size) of ``tile`` as it lies there, as
         ``name`` (a picture of that name is replaced); kept in the gallery's folder, if it has
         one. Returns the name, cleaned for a file name."""
@@ -320,7 +346,7 @@ class Gallery:
                 save_vectors(cache_path(self.folder, stem), ready.key, ready.templates, ready.copies)
         return stem
 
-    def _save(self, picture: np.ndarray, tile: Tile, stem: str) -> None:
+    def _save(self, picture: np.ndarray, tile: L, stem: str) -> None:
         assert self.folder is not None
         self.folder.mkdir(parents=True, exist_ok=True)
         # the label first: a picture without one is skipped on loading, a label alone unseen
@@ -330,7 +356,7 @@ class Gallery:
         if not cv2.imwrite(str(self.folder / f"{stem}.png"), picture):
             raise OSError(f"cannot write {self.folder / stem}.png")
 
-    def add_window(self, window: np.ndarray, tile: Tile, name: str | None = None) -> str:
+    def add_window(self, window: np.ndarray, tile: L, name: str | None = None) -> str:
         """Learn a camera window centred on a cell that holds ``tile``."""
         return self.add(tile_of_window(window).copy(), tile, name)
 
@@ -366,11 +392,11 @@ class Gallery:
         return f"{prefix}-{number:04d}"
 
     def _prepare(
-        self, pictures: list[tuple[np.ndarray, Tile, str]], from_folder: bool = False
-    ) -> list[Prepared]:
+        self, pictures: list[tuple[np.ndarray, L, str]], from_folder: bool = False
+    ) -> list[Prepared[L]]:
         """Each picture's four ways of lying, ready to keep. ``from_folder``: the pictures were
         read from the gallery's folder, where their vectors may be kept (and are then kept)."""
-        # np.rot90 with k=-1 turns a picture a quarter clockwise, as Tile.rotated(1) does
+        # np.rot90 with k=-1 turns a picture a quarter clockwise, as a tile's rotated(1) does
         turned = [
             [np.rot90(square_of_picture(picture), k=-quarter_turns) for quarter_turns in range(4)]
             for picture, _, _ in pictures
@@ -404,7 +430,7 @@ class Gallery:
             )
         return ready
 
-    def _keep(self, ready: list[Prepared]) -> None:
+    def _keep(self, ready: list[Prepared[L]]) -> None:
         with self._lock:
             for picture in ready:
                 for quarter_turns in range(4):
@@ -419,9 +445,9 @@ class Gallery:
     def match(
         self,
         window: np.ndarray,
-        allowed: Callable[[Tile], bool] | None = None,
-        rivals: Iterable[Tile] = (),
-    ) -> GalleryMatch | None:
+        allowed: Callable[[L], bool] | None = None,
+        rivals: Iterable[L] = (),
+    ) -> GalleryMatch[L] | None:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
         among the ways of lying ``allowed`` keeps; None when there are none to match.
         ``rivals``: every way of lying that might lie there; any the gallery has no picture of
@@ -458,29 +484,30 @@ class Gallery:
         verdict = self._verdict(tiles, candidates, fits, copy_fits, rivals)
         return self._second_opinions(verdict, window, tiles, candidates, fits, found, colours)
 
-    @staticmethod
     def _second_opinions(
-        verdict: GalleryMatch,
+        self,
+        verdict: GalleryMatch[L],
         window: np.ndarray,
-        tiles: list[Tile],
+        tiles: list[L],
         candidates: list[int],
         fits: list[float],
         found: list[tuple[tuple[int, int], float]],
         colours: list[np.ndarray],
-    ) -> GalleryMatch:
+    ) -> GalleryMatch[L]:
         """The match with how much the grey pictures' fit and the colours back it."""
-        layout: dict[Tile, float] = {}
+        layout: dict[L, float] = {}
         for k, (_, fit) in zip(candidates, found, strict=True):
             layout[tiles[k]] = max(layout.get(tiles[k], -1.0), fit)
         # grey cannot tell one faction's badge from another's of the same lightness: the grey
         # fit speaks only against tiles of another structure; the same structure with other
         # badges, or none, is left to the likeness and the colours (counting badges in the
         # structure recorded fewer dev tiles, none fewer wrong: docs/vision.md)
+        structure = self.kind.structure
         shape = structure(verdict.tile)
         others = [fit for tile, fit in layout.items() if structure(tile) != shape]
         layout_margin = layout[verdict.tile] - max(others, default=-1.0)
         seen = colour_aligner(window)
-        colour: dict[Tile, float] = {}
+        colour: dict[L, float] = {}
         for k, fit in zip(candidates, fits, strict=True):
             close = tiles[k] == verdict.tile or verdict.score - fit < CLOSE_RIVAL
             if close:
@@ -490,8 +517,8 @@ class Gallery:
         return dataclasses.replace(verdict, layout_margin=layout_margin, colour_margin=colour_margin)
 
     def match_square(
-        self, square: np.ndarray, allowed: Callable[[Tile], bool] | None = None, rivals: Iterable[Tile] = ()
-    ) -> GalleryMatch | None:
+        self, square: np.ndarray, allowed: Callable[[L], bool] | None = None, rivals: Iterable[L] = ()
+    ) -> GalleryMatch[L] | None:
         """The reading of a tile's square already cut from a window (``tile_of_window``)."""
         with self._lock:
             tiles = list(self._tiles)
@@ -515,8 +542,8 @@ class Gallery:
         return self._stacked
 
     @staticmethod
-    def _candidates(tiles: list[Tile], allowed: Callable[[Tile], bool] | None) -> list[int]:
-        verdicts: dict[Tile, bool] = {}  # the same tile lies in many templates
+    def _candidates(tiles: list[L], allowed: Callable[[L], bool] | None) -> list[int]:
+        verdicts: dict[L, bool] = {}  # the same tile lies in many templates
         for tile in tiles:
             if tile not in verdicts:
                 verdicts[tile] = allowed is None or allowed(tile)
@@ -524,12 +551,12 @@ class Gallery:
 
     @staticmethod
     def _verdict(
-        tiles: list[Tile],
+        tiles: list[L],
         candidates: list[int],
         fits: list[float],
         copy_fits: list[float],
-        rivals: Iterable[Tile],
-    ) -> GalleryMatch:
+        rivals: Iterable[L],
+    ) -> GalleryMatch[L]:
         best = best_by_tile(tiles, candidates, fits)
         ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
         runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
@@ -548,9 +575,9 @@ class Gallery:
         )
 
 
-def best_by_tile(tiles: list[Tile], candidates: list[int], fits: list[float]) -> dict[Tile, float]:
+def best_by_tile(tiles: list[L], candidates: list[int], fits: list[float]) -> dict[L, float]:
     """Each way of lying's best score among its pictures."""
-    best: dict[Tile, float] = {}
+    best: dict[L, float] = {}
     for k, score in zip(candidates, fits, strict=True):
         tile = tiles[k]
         if score > best.get(tile, -np.inf):

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
 from companion.games.base import FormatError
-from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.mat import TILE_PX
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
 
@@ -30,14 +31,20 @@ def gallery_folder(state_dir: Path) -> Path:
     return state_dir / "gallery"
 
 
+T = TypeVar("T")
+
+
 class BadPicture(ValueError):
     """A gallery picture or its label cannot be used; the message says which and why."""
 
 
-def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[str]]:
+def read_folder(
+    folder: Path, parse: Callable[[Any, str], T]
+) -> tuple[list[tuple[np.ndarray, T, str]], list[str]]:
     """Every usable ``NAME.png``/``NAME.jpg`` with its ``NAME.json`` in ``folder``, in name
-    order, with the name the gallery keeps it by; and why each other picture cannot be used."""
-    found: list[tuple[np.ndarray, Tile, str]] = []
+    order, with the name the gallery keeps it by; and why each other picture cannot be used.
+    ``parse`` reads a label's tile (the game's reader of an inline tile)."""
+    found: list[tuple[np.ndarray, T, str]] = []
     bad: list[str] = []
     taken: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
@@ -48,7 +55,7 @@ def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[
             bad.append(f"{path}: {taken[name].name} has the same name; keep one picture per name")
             continue
         try:
-            picture, tile = read_picture(path)
+            picture, tile = read_picture(path, parse)
         except BadPicture as error:
             bad.append(str(error))
             continue
@@ -57,7 +64,7 @@ def read_folder(folder: Path) -> tuple[list[tuple[np.ndarray, Tile, str]], list[
     return found, bad
 
 
-def read_picture(path: Path) -> tuple[np.ndarray, Tile]:
+def read_picture(path: Path, parse: Callable[[Any, str], T]) -> tuple[np.ndarray, T]:
     label = path.with_suffix(".json")
     if not label.is_file():
         raise BadPicture(f"{path}: no {label.name} beside it saying which tile it shows")
@@ -72,7 +79,7 @@ def read_picture(path: Path) -> tuple[np.ndarray, Tile]:
     if not isinstance(data, dict) or "tile" not in data:
         raise BadPicture(f'{label}: expected {{"tile": {{"features": [...]}}}}, the tile as it lies')
     try:
-        tile = parse_tile(data["tile"], f"{label.name} tile")
+        tile = parse(data["tile"], f"{label.name} tile")
     except FormatError as error:
         raise BadPicture(f"{label}: {error.reason}") from None
     return picture, tile

@@ -6,9 +6,9 @@ keeps each picture as the mean of the likeness's vectors for a few such views of
 vector of the clean picture alone, which brings it nearer what the camera will show. On the box
 art no model was trained on, 20 enrolled games recorded 904 tiles right of 1 519 against 879,
 with the same 2 wrong; on the art it was trained near, 572 right and 5 wrong against 575 and 5
-(models/gallery.md, "Pictures kept as camera-like views"). The views' randomness is seeded
+(models/starwars/gallery.md, "Pictures kept as camera-like views"). The views' randomness is seeded
 by the picture itself, so a gallery read again is the same. The training's camera look
-(models/train_gallery.py) is the same code.
+(models/training/train_gallery.py) is the same code.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 # camera-like views of each picture as it lies; 8 and 16 were compared only with the whitening
-# that was not kept (within 0.2 points on an unseen family's windows: models/gallery.md)
+# that was not kept (within 0.2 points on an unseen family's windows: models/starwars/gallery.md)
 VIEWS = 8
 SHIFT_PX = 1.5  # a view's tile lies this far off, at most, each way
 TURN_DEGREES = 3.0

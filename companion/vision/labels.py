@@ -1,6 +1,6 @@
 """What the cell model's outputs mean: its tile classes and its meeple classes.
 
-The tile classes ship beside the model (``models/cells.labels.json``), written by the training
+The tile classes ship beside the model (``models/starwars/cells.labels.json``), written by the training
 code: each is an inline tile as it lies (records.md), or one of the special classes below.
 """
 

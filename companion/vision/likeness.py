@@ -1,9 +1,9 @@
 """How alike two tiles look in their structure: the gallery's learnt comparison.
 
-``models/gallery.onnx`` turns a tile's square (``TILE_PX`` a side, BGR) into a vector of unit
+``models/starwars/gallery.onnx`` turns a tile's square (``TILE_PX`` a side, BGR) into a vector of unit
 length. It was trained to put a camera's view of a tile nearest a clean picture of the same
 tile, as it lies, from the same box, among the pictures of every other tile of that box
-(models/gallery.md): what it compares is where routes, fields, planets and symbols lie, in the
+(models/starwars/gallery.md): what it compares is where routes, fields, planets and symbols lie, in the
 colours and drawing of whichever box both pictures come from. The dot product of two vectors
 is their likeness, -1 to 1.
 """
@@ -19,16 +19,14 @@ import numpy as np
 
 from companion.vision.mat import TILE_PX
 from companion.vision.onnx import open_session
-from companion.vision.reader import MODELS, ModelMissing
-
-DEFAULT_LIKENESS_MODEL = MODELS / "gallery.onnx"
+from companion.vision.reader import ModelMissing
 
 
 class Likeness:
     """The model, loaded once, run by onnxruntime on one thread."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        path = path if path is not None else DEFAULT_LIKENESS_MODEL
+    def __init__(self, path: Path) -> None:
+        """The likeness at ``path`` (a game's: ``models/<game>/gallery.onnx``)."""
         if not path.is_file():
             raise ModelMissing(f"the gallery's model is missing: {path} must exist (is the checkout whole?)")
         self._session = open_session(path)
@@ -58,18 +56,17 @@ def size_problem(session: Any, path: Path) -> str | None:
         return None
     return (
         f"{path} reads {side} px squares, the gallery cuts {TILE_PX} px ones: restore the "
-        "shipped model (git checkout -- models/gallery.onnx)"
+        "shipped model (git checkout -- models/starwars/gallery.onnx)"
     )
 
 
-_shared: Likeness | None = None
+_shared: dict[Path, Likeness] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_likeness() -> Likeness:
-    """The one model every gallery of this process uses (loaded on first use)."""
-    global _shared
+def shared_likeness(path: Path) -> Likeness:
+    """The one model at ``path`` that every gallery of this process uses (loaded on first use)."""
     with _shared_lock:
-        if _shared is None:
-            _shared = Likeness()
-        return _shared
+        if path not in _shared:
+            _shared[path] = Likeness(path)
+        return _shared[path]

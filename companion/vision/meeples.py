@@ -2,7 +2,7 @@
 
 A meeple is small on a 48-pixel tile, and a black one on dark art is hard to tell from the art
 in one picture. But the camera saw every tile before any meeple stood on it: the watcher keeps
-that bare look of each cell, and the meeple model (``models/meeples.onnx``) reads a cell from
+that bare look of each cell, and the meeple model (``models/starwars/meeples.onnx``) reads a cell from
 the pair (now, bare). What changed is what stands there, whatever the art looks like.
 
 Knows no rules: it reports what stands at each spot, with probabilities.
@@ -19,16 +19,16 @@ import numpy as np
 from companion.games.base import Cell
 from companion.vision.labels import EMPTY, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
 from companion.vision.onnx import open_session
-from companion.vision.reader import MODELS, CellReading, ModelMissing, spot_readings
+from companion.vision.reader import CellReading, ModelMissing, spot_readings
 
-DEFAULT_MEEPLE_MODEL = MODELS / "meeples.onnx"
 BARE_SURE = 0.9  # the cell model must be this sure that nothing stands anywhere on a bare look
 
 
 class MeepleModel:
     """The pair model, loaded once, run by onnxruntime on one thread by default."""
 
-    def __init__(self, path: Path = DEFAULT_MEEPLE_MODEL, threads: int = 1) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
+        """The meeple model at ``path`` (a game's: ``models/<game>/meeples.onnx``)."""
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
             raise ModelMissing(f"the meeple model is missing: {path} and {labels_path} must both exist")

@@ -18,9 +18,6 @@ from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.lattice import Lattice, crops
 from companion.vision.onnx import open_session
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
-DEFAULT_MODEL = MODELS / "cells.onnx"
-
 
 @dataclass(frozen=True)
 class SpotReading:
@@ -69,7 +66,8 @@ class ModelMissing(UserError):
 class CellModel:
     """The cell model, loaded once; one onnxruntime thread by default, as on the Pi's busy core."""
 
-    def __init__(self, path: Path = DEFAULT_MODEL, threads: int = 1) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
+        """The cell model at ``path`` (a game's: ``models/<game>/cells.onnx``), its labels beside it."""
         labels_path = path.with_suffix(".labels.json")
         if not path.is_file() or not labels_path.is_file():
             raise ModelMissing(f"the cell model is missing: {path} and {labels_path} must both exist")

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
+from jinja2 import BaseLoader, ChoiceLoader, Environment, FileSystemLoader, TemplateNotFound
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from companion.errors import UserError
+from companion.games.base import FormatError
+from companion.games.registry import manifest, manifests
 from companion.web.api import api
 from companion.web.context import WebContext
-from companion.web.enrol import enrol
 from companion.web.pages import pages
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,21 @@ def web_dir() -> Path:
     return folder
 
 
+class GamePartials(BaseLoader):
+    """``<game>/NAME.html`` from the ``templates`` folder of that game's package, found through
+    the registry when it is asked for (a game registered later is found too)."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, Any]:
+        name, _, rest = template.partition("/")
+        if not rest:
+            raise TemplateNotFound(template)
+        try:
+            folder = manifest(name).folder() / "templates"
+        except FormatError:
+            raise TemplateNotFound(template) from None
+        return FileSystemLoader(str(folder)).get_source(environment, rest)
+
+
 def create_app(context: WebContext, secret: bytes) -> Flask:
     folder = web_dir()
     app = Flask(__name__, template_folder=str(folder / "templates"), static_folder=str(folder / "static"))
@@ -57,9 +74,13 @@ def create_app(context: WebContext, secret: bytes) -> Flask:
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion"] = context
+    # the core's templates first, then each game's own partials and pages
+    app.jinja_loader = ChoiceLoader([FileSystemLoader(str(folder / "templates")), GamePartials()])
     app.register_blueprint(api)
     app.register_blueprint(pages)
-    app.register_blueprint(enrol)
+    for game in manifests():
+        if game.pages is not None:
+            app.register_blueprint(game.pages())
 
     @app.after_request
     def secure(response: Response) -> Response:

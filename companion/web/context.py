@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from companion.live.table import Table
 from companion.web.security import PinGuard
-
-if TYPE_CHECKING:
-    from companion.table.enrolment import Enrolment
 
 
 @dataclass
@@ -20,7 +17,8 @@ class WebContext:
     join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
     host: str = "127.0.0.1"  # the address the server listens on (--host, or [web] host)
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
-    enrolment: Enrolment | None = None  # the camera's view of tiles being enrolled, when it runs
+    # what the games' own pages need from the running table (Star Wars' enrolment), by name
+    attachments: dict[str, Any] = field(default_factory=dict)
     max_streams: int = 40  # live scoreboards at once; each holds one server thread
     max_streams_per_client: int = 6  # one phone's tabs; no single client can take them all
     keepalive: float = 15.0  # seconds between keep-alive comments on an idle stream

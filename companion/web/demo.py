@@ -11,19 +11,20 @@ import shutil
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+import numpy as np
+
+from companion.errors import UserError
 from companion.games.base import IllegalEvent
 from companion.live.table import Table
 from companion.record import Record, read_record, replay
 from companion.store import GameStore
-from companion.vision.gallery_files import gallery_folder
+from companion.table.reader import IdleReader, ReaderKit
 from companion.web.server import serve
-
-if TYPE_CHECKING:
-    from companion.table.enrolment import Enrolment
 
 DEMO_RECORD = "demo-starwars.jsonl"
 
@@ -72,7 +73,7 @@ def _serve_demo(
     port: int,
     pin: str | None,
     mdns: bool,
-    enrolment: Enrolment | None = None,
+    attachments: dict[str, Any] | None = None,
 ) -> int:
     """Serve ``table`` and start ``worker`` once the server listens; tidy everything on the way out."""
 
@@ -89,7 +90,7 @@ def _serve_demo(
             mdns=mdns,
             title="Table Companion demo",
             on_ready=start,
-            enrolment=enrolment,
+            attachments=attachments,
         )
     finally:
         stop.set()
@@ -128,31 +129,35 @@ def run_camera_demo(
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def show_enrol_table(enrolment: Enrolment, style: int, stop: threading.Event) -> None:
+def show_box(idle: IdleReader, frames: Iterator[np.ndarray], stop: threading.Event) -> None:
     """A box laid out on the simulated mat, seen by the camera until the scene has settled."""
-    from companion.sim.enrol_table import EnrolTable
-    from companion.table.enrolment import EnrolmentCamera
-
-    table = EnrolTable(style)
-    camera = EnrolmentCamera(enrolment)
-    while not enrolment.views and not stop.wait(0.05):
-        camera.step(table.frame())
+    for frame in frames:
+        if stop.is_set():
+            return
+        idle.step(frame)
 
 
 def run_enrol_demo(
     style: int, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
 ) -> int:
     """The enrolment page over a simulated box laid out on the mat: describe each tile on the
-    phone and it goes into the gallery of the state directory, where ``companion demo`` reads it."""
-    from companion.table.enrolment import Enrolment
-    from companion.vision.gallery import Gallery
+    phone and it goes into the gallery of the state directory, where ``companion demo`` reads it.
+    The box is the first game's (in the registry's order) that enrols one."""
+    from companion.service.readers import Readers
 
     folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    readers = Readers.load()
+    readers.start(ReaderKit(state_dir=folder))
+    for maker in readers.makers.values():
+        idle, frames = maker.idle(), maker.box_frames(style)
+        if idle is not None and frames is not None:
+            break
+    else:
+        raise UserError("no game here enrols a box")
     table = Table(GameStore(folder), source="demo: enrolling a simulated box")
-    enrolment = Enrolment(Gallery(gallery_folder(folder)))
     stop = threading.Event()
-    worker = threading.Thread(
-        target=show_enrol_table, args=(enrolment, style, stop), daemon=True, name="camera"
-    )
+    worker = threading.Thread(target=show_box, args=(idle, frames, stop), daemon=True, name="camera")
     news = "Enrolling a simulated box: open /enrol on the phone"
-    return _serve_demo(table, folder, state_dir, worker, stop, news, host, port, pin, mdns, enrolment)
+    return _serve_demo(
+        table, folder, state_dir, worker, stop, news, host, port, pin, mdns, readers.attachments()
+    )

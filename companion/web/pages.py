@@ -1,28 +1,26 @@
-"""The phone pages: scoreboard, timeline, a score's evidence, setup, corrections, past games, joining."""
+"""The phone pages: scoreboard, timeline, a score's evidence, setup, corrections, past games, joining.
+
+Each page is drawn once, by its template; the live parts of the scoreboard and the timeline are
+drawn again by the same templates (``/parts/NAME``) whenever the game changes. What is a game's
+own is drawn by that game's partials (``<game>/player.html``, ``score.html``, ``fix.html``,
+``edit.html``, ``setup.html``, ``status.html``), with the defaults in ``web/templates/common/``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, render_template, send_file
+from flask import Blueprint, abort, render_template, request, send_file, send_from_directory
 from werkzeug.wrappers import Response
 
-from companion.games import GAMES
 from companion.games.base import FormatError
-from companion.games.starwars.setup import COLOURS, VARIANTS
-from companion.games.starwars.tiles import parse_tile
+from companion.games.registry import manifest, manifests
 from companion.web.api import csrf_token, web
 from companion.web.join import qr_svg
 from companion.web.net import ALL_INTERFACES, is_loopback
 
 pages = Blueprint("pages", __name__)
-GAME_TITLES = {
-    "starwars": "Carcassonne: Star Wars",
-    "castle": "Carcassonne: The Castle",
-    "dicegame": "Carcassonne: The Dice Game",
-    "gaia": "Gaia",
-    "stars": "Among the Stars",
-}
+PARTS = ("scoreboard", "timeline")
 
 
 def page(template: str, **values: Any) -> str:
@@ -47,6 +45,15 @@ def timeline() -> str:
     return page("timeline.html", items=web().table.timeline())
 
 
+@pages.get("/parts/<name>")
+def part(name: str) -> str:
+    """A live part of a page, drawn by the same template as the page itself."""
+    if name not in PARTS:
+        abort(404, f"There is no live part called {name!r}.")
+    items = web().table.timeline() if name == "timeline" else None
+    return render_template(f"parts/{name}.html", state=web().table.state(), items=items)
+
+
 @pages.get("/scores/<int:index>")
 def score(index: int) -> str:
     view = web().table.score_view(index)
@@ -57,39 +64,30 @@ def score(index: int) -> str:
 
 @pages.get("/setup")
 def setup() -> str:
-    games = [{"id": g, "title": GAME_TITLES[g], "ready": GAMES[g] is not None} for g in GAMES]
-    return page("setup.html", games=games, colours=COLOURS, variants=VARIANTS)
+    games = manifests()
+    wanted = request.args.get("game")
+    live = web().table.live
+    name = wanted or (live.setup.game if live is not None else games[0].name)
+    try:
+        chosen = manifest(name)
+    except FormatError as error:
+        abort(404, error.reason)
+    fewest, most = chosen.players
+    rows = max(fewest, min(3, most))  # three rows to start with, where the game allows
+    return page("setup.html", games=games, chosen=chosen, rows=rows)
 
 
 @pages.get("/fix")
 def fix() -> str:
-    state = web().table.state()
-    # the tile asked about is the next one: its player's (the last player may still be placing
-    # a meeple, so not ``turn_of``); the start tile is no one's. No game, or one over: nothing
-    # a tap could enter.
-    player = None if state.get("phase") == "start" else state.get("next_player")
-    playing = state.get("game") is not None and not state.get("finished")
-    asks = [_ask(ask, player) for ask in state["camera"].get("asks", [])] if playing else []
-    return page("fix.html", events=web().table.events(), asks=asks)
-
-
-def _ask(ask: dict[str, Any], player: str | None) -> dict[str, Any]:
-    """A camera question about one tile, with each choice put in words for its button."""
-    choices = []
-    for tile in ask.get("choices", []):
-        try:
-            text = parse_tile(tile, "a choice").describe()
-        except FormatError:  # the camera's own tiles parse; a stranger's is left out, not shown
-            continue
-        choices.append({"tile": tile, "text": text})
-    return {"message": ask["message"], "at": ask["cells"][0], "choices": choices, "player": player}
+    return page("fix.html", events=web().table.events())
 
 
 @pages.get("/games")
 def games() -> str:
     live = web().table.live
+    titles = {m.name: m.title for m in manifests()}
     return page(
-        "games.html", games=web().table.games(), titles=GAME_TITLES, current=live.game_id if live else None
+        "games.html", games=web().table.games(), titles=titles, current=live.game_id if live else None
     )
 
 
@@ -111,3 +109,13 @@ def evidence(relative: str) -> Response:
     if found is None:
         abort(404, "No such evidence image.")
     return send_file(found, max_age=3600)
+
+
+@pages.get("/games/<name>/static/<path:filename>")
+def game_static(name: str, filename: str) -> Response:
+    """A game's own scripts and styles, from its package's ``static`` folder."""
+    try:
+        folder = manifest(name).folder() / "static"
+    except FormatError:
+        abort(404, f"There is no game {name!r} here.")
+    return send_from_directory(folder, filename, max_age=300)

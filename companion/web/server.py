@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from flask import Flask
 from waitress.server import BaseWSGIServer, MultiSocketServer
@@ -21,9 +21,6 @@ from companion.web.join import qr_terminal
 from companion.web.mdns import Advertisement
 from companion.web.net import ALL_INTERFACES, is_loopback, lan_addresses, page_urls
 from companion.web.security import PinGuard, secret_key, table_pin
-
-if TYPE_CHECKING:
-    from companion.table.enrolment import Enrolment
 
 # Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
 DEFAULT_THREADS = 48
@@ -87,7 +84,7 @@ def serve(
     mdns: bool = True,
     title: str = "Table Companion",
     on_ready: Callable[[], None] | None = None,
-    enrolment: Enrolment | None = None,
+    attachments: dict[str, Any] | None = None,
 ) -> int:
     state_dir = table.store.state_dir
     try:
@@ -95,7 +92,9 @@ def serve(
     except ValueError as error:
         raise UserError(str(error)) from None
     urls = page_urls(host, port)
-    context = WebContext(table, PinGuard(the_pin), join_urls=urls, host=host, enrolment=enrolment)
+    context = WebContext(
+        table, PinGuard(the_pin), join_urls=urls, host=host, attachments=dict(attachments or {})
+    )
 
     def registered(name: str) -> None:
         context.mdns_name = f"{name}:{port}"  # the Join page shows it from now on

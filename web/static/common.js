@@ -89,10 +89,37 @@ const Companion = (() => {
   const signed = (n) => (n >= 0 ? `+${n}` : String(n));
 
   // Times are stored in UTC; people read them in their own time zone.
-  for (const node of document.querySelectorAll("time[datetime]")) {
-    const when = new Date(node.getAttribute("datetime"));
-    if (!Number.isNaN(when.getTime())) node.textContent = when.toLocaleString([], { dateStyle: node.dataset.date ? "medium" : undefined, timeStyle: "medium" });
+  function localTimes(root) {
+    for (const node of root.querySelectorAll("time[datetime]")) {
+      const when = new Date(node.getAttribute("datetime"));
+      if (!Number.isNaN(when.getTime())) node.textContent = when.toLocaleString([], { dateStyle: node.dataset.date ? "medium" : undefined, timeStyle: "medium" });
+    }
+  }
+  localTimes(document);
+
+  // Keeps a live part of the page as the server draws it: whenever the game changes, the part
+  // (/parts/NAME, the same template the page was drawn with) takes the place of ``holder``'s
+  // content. ``remember`` reads what the part showed before, ``after`` gets it once swapped.
+  function follow(name, holder, after, remember) {
+    let shown = null;
+    let asked = 0; // only the answer to the latest question is drawn
+    subscribe(async (state) => {
+      const key = JSON.stringify([state.seq, state.prompts, state.camera, state.trays, state.source]);
+      if (key === shown) return;
+      shown = key;
+      const question = ++asked;
+      const response = await fetch(`/parts/${name}`, { cache: "no-store" }).catch(() => null);
+      if (!response || !response.ok || question !== asked) return;
+      const html = await response.text();
+      if (question !== asked) return;
+      const before = remember ? remember() : null;
+      holder.innerHTML = html;
+      localTimes(holder);
+      const drawn = holder.querySelector("[data-seq]");
+      if (drawn) document.body.dataset.seq = drawn.dataset.seq;
+      if (after) after(before);
+    });
   }
 
-  return { subscribe, send, say, el, signed, seq };
+  return { subscribe, follow, send, say, el, signed, seq };
 })();

@@ -1,29 +1,58 @@
-// Setup: start a game with its players, or end the game under way.
+// Setup: start a game with its players, or end the game under way. Choosing another game draws
+// its form (/setup?game=NAME): each game's players, colours and options are the server's.
 "use strict";
 
 (() => {
   const { send, say } = Companion;
+  const form = document.getElementById("setup");
   const list = document.getElementById("players-form");
+
+  document.getElementById("game-choice").addEventListener("change", (event) => {
+    window.location.href = `/setup?game=${encodeURIComponent(event.target.value)}`;
+  });
 
   document.getElementById("add-player").addEventListener("click", () => {
     const rows = list.querySelectorAll(".player-row");
-    if (rows.length >= 5) return say("At most 5 players.");
+    const most = Number(list.dataset.most);
+    if (rows.length >= most) return say(`At most ${most} players.`);
     const copy = rows[rows.length - 1].cloneNode(true);
     copy.querySelector("input").value = "";
     list.append(copy);
   });
   list.addEventListener("click", (event) => {
-    if (event.target.classList.contains("remove") && list.children.length > 2) event.target.closest("li").remove();
+    if (event.target.classList.contains("remove") && list.children.length > Number(list.dataset.fewest)) {
+      event.target.closest("li").remove();
+    }
   });
 
-  document.getElementById("setup").addEventListener("submit", async (event) => {
+  // A game's own options (its setup partial): inputs named "option:KEY", read as JSON where
+  // they say data-json, else as text; an empty one is left out.
+  function options() {
+    const found = {};
+    for (const input of form.querySelectorAll("[name^='option:']")) {
+      if (input.type === "radio" && !input.checked) continue;
+      const key = input.name.slice("option:".length);
+      const text = input.value.trim();
+      if (!text) continue;
+      found[key] = input.dataset.json !== undefined ? JSON.parse(text) : text;
+    }
+    return found;
+  }
+
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const form = event.target;
-    const players = [...list.querySelectorAll(".player-row")].map((row) => ({
-      name: row.querySelector("input").value.trim(),
-      color: row.querySelector("select").value,
-    }));
-    const header = { game: form.game.value, variant: form.variant.value, players };
+    const players = [...list.querySelectorAll(".player-row")].map((row) => {
+      const player = { name: row.querySelector("input[name=name]").value.trim() };
+      const colour = row.querySelector("[name=color]");
+      if (colour && colour.value.trim()) player.color = colour.value.trim();
+      return player;
+    });
+    let header;
+    try {
+      header = { game: form.dataset.game, variant: form.variant.value, players, ...options() };
+    } catch (error) {
+      return say(`An option is not valid JSON: ${error.message}`);
+    }
     try {
       await send("/api/games", header);
       window.location.href = "/";

@@ -1,5 +1,5 @@
-"""Carcassonne: Star Wars (2015): trade routes, asteroid fields, planets and dice battles."""
+"""Carcassonne: Star Wars (2015): trade routes, asteroid fields, planets and dice battles.
 
-from companion.games.starwars.engine import StarWarsGame
-
-__all__ = ["StarWarsGame"]
+Importing the package imports nothing else: its manifest (``manifest.py``) is read by the
+registry without the engine.
+"""

@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import copy
 import enum
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.games.base import Cell, Game, IllegalEvent, ScoreChange, Setup
+from companion.games.base import Cell, Game, IllegalEvent, Moment, PlayerMoment, ScoreChange, Setup, leaders
+from companion.games.shared_events import adjust_reason, describe_shared
 from companion.games.starwars import events as ev
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
 from companion.games.starwars.drawing import board_svg
 from companion.games.starwars.scoring import RULES, completed_score, final_score
-from companion.games.starwars.setup import FACTION_OF_COLOUR, SUPPLY, TILES_IN_BOX, fighters, parse_setup
+from companion.games.starwars.setup import (
+    FACTION_NAMES,
+    FACTION_OF_COLOUR,
+    SUPPLY,
+    TILES_IN_BOX,
+    colour_of,
+    fighters,
+    parse_setup,
+)
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
 
 
@@ -147,7 +156,7 @@ class StarWarsGame(Game):
             self._on_roll(event)
         elif isinstance(event, ev.ScoreAdjusted):
             self._check_player(event.player)
-            reason = f"score corrected by hand: {event.reason} = {event.points}"
+            reason = adjust_reason(event)
             self._add(
                 event.player, event.points, reason, "adjust", None, detail={"rule": RULES[("adjust", False)]}
             )
@@ -477,6 +486,27 @@ class StarWarsGame(Game):
         spots += [(cell, PLANET) for cell, _ in self.board.planets_within_reach(here)]
         return [ev.MeeplePlaced(player, at, feature, size) for at, feature in spots for size in sizes]
 
+    def legal_events(self, chance: Any = None) -> list[Any]:
+        """The legal events now. ``chance`` is a drawn ``Tile`` (its every place and turn) or the
+        dice thrown, a tuple of values (the roll of each fighter the battle waits for with that
+        many dice, by each player who may roll for it). Corrections by hand are not listed."""
+        if self._phase is Phase.OVER:
+            return []
+        battle = self._battle_or_pending()
+        events: list[Any] = list(self.legal_meeples())
+        if battle is not None:
+            if isinstance(chance, tuple):
+                for fighter in battle.waiting_for():
+                    if battle.dice[fighter.key] == len(chance):
+                        events += [ev.DiceRolled(player, chance) for player in fighter.players]
+            return events
+        if isinstance(chance, Tile):
+            player = None if self._phase is Phase.START else self.next_player
+            events += [ev.TilePlaced(player, cell, lying) for cell, _, lying in self.legal_placements(chance)]
+        if self._phase is not Phase.START:
+            events.append(ev.GameEnded())
+        return events
+
     def pending_battle(self) -> Battle | None:
         """The battle the next roll events are for, if any. Read it, do not change it: while the
         turn has not closed yet this is a preview built for the question."""
@@ -484,9 +514,12 @@ class StarWarsGame(Game):
 
     # --- the picture of the moment -------------------------------------------------------------
 
-    def picture(self, highlight: Collection[Cell] = (), pieces: Sequence[Mapping[str, Any]] = ()) -> str:
-        """The board as it is now; ``pieces`` (a score's meeples) replace the meeples now on it."""
-        colour = {p.name: p.color for p in self.players}
+    def picture(self, change: ScoreChange | None = None) -> str:
+        """The board as it is now; a score's cells are brought forward, and its meeples replace
+        the meeples now on it."""
+        highlight = change.cells if change is not None else ()
+        pieces: Sequence[Mapping[str, Any]] = ((change.detail or {}).get("meeples") or ()) if change else ()
+        colour = {p.name: colour_of(p) for p in self.players}
         meeples = []
         if pieces:
             for piece in pieces:
@@ -509,35 +542,37 @@ class StarWarsGame(Game):
             return f"{event.player} put a {event.size} meeple on {where} of the tile at {list(event.at)}"
         if isinstance(event, ev.DiceRolled):
             return f"{event.player} rolled {', '.join(map(str, event.dice))}"
-        if isinstance(event, ev.ScoreAdjusted):
-            return f"{event.player}'s score corrected by hand, {event.points:+d}: {event.reason}"
-        return "The game ended: final scoring"
+        return describe_shared(event)
 
-    def status(self) -> dict[str, Any]:
+    def winners(self) -> list[str]:
+        """The highest score wins; players (in ``teams``, teams) tied for it share the win."""
+        return leaders(self.scores(), self.players) if self.finished else []
+
+    def moment(self) -> Moment:
         scores = self.scores()
         battle = self._battle_or_pending()
-        prompts = []
-        if battle is not None:
-            prompts.append(self._battle_text(battle))
+        prompts = (self._battle_text(battle),) if battle is not None else ()
         players = []
+        extra_players = []
         for player in self.players:
-            entry: dict[str, Any] = {
-                "name": player.name,
-                "color": player.color,
-                "faction": FACTION_OF_COLOUR[player.color],
-                "score": scores[player.name],
-                "meeples": dict(self.supply[player.name]),
-            }
+            faction = FACTION_OF_COLOUR[colour_of(player)]
+            supply = self.supply[player.name]
+            players.append(
+                PlayerMoment(
+                    player.name,
+                    player.color,
+                    scores[player.name],
+                    {"small meeples left": supply["small"], "large meeples left": supply["large"]},
+                    FACTION_NAMES[faction],
+                )
+            )
+            entry: dict[str, Any] = {"name": player.name, "faction": faction, "meeples": dict(supply)}
             if self.teams:
                 entry["team"] = self._fighter_of[player.name].key
                 entry["own_points"] = self._points[player.name]
-            players.append(entry)
-        return {
-            "game": self.name,
-            "title": self.title,
-            "variant": self.setup.variant,
+            extra_players.append(entry)
+        extras = {
             "phase": self._phase.value,
-            "finished": self.finished,
             # turns begun (tiles placed after the start tile) and who placed the latest tile:
             # named so that they are not taken for whose turn it is (``turn_of``)
             "turns_begun": self._turn,
@@ -545,10 +580,37 @@ class StarWarsGame(Game):
             "tiles_left": max(0, TILES_IN_BOX - len(self.board.tiles)),
             "latest_tile_by": self.current_player,
             "next_player": None if self.finished else self.next_player,
-            "turn_of": self.turn_of,
-            # the turn under way, or the one about to start: what players call "turn 8"
-            "turn_number": self._turn + (1 if self._phase is Phase.TILE else 0),
-            "players": players,
+            "players": extra_players,
             "battle": battle.to_json() if battle is not None else None,
-            "prompts": prompts,
         }
+        return Moment(
+            # the turn under way, or the one about to start: what players call "turn 8"
+            turn=self._turn + (1 if self._phase is Phase.TILE else 0),
+            turn_of=self.turn_of,
+            phase=self._phase_words(battle),
+            finished=self.finished,
+            winners=tuple(self.winners()),
+            prompts=prompts,
+            players=tuple(players),
+            extras=extras,
+        )
+
+    def _phase_words(self, battle: Battle | None) -> str:
+        if self._phase is Phase.START:
+            return "the start tile goes down first"
+        if self._phase is Phase.OVER:
+            return "game over"
+        if battle is not None:
+            return f"a battle for the {battle.domain.label} waits for dice"
+        if self._phase is Phase.MEEPLE:
+            return f"{self.current_player} may place a meeple"
+        return f"{self.next_player} places a tile"
+
+    def score_view(self, change: ScoreChange) -> dict[str, Any]:
+        """A battle's page shows its rounds."""
+        if change.kind != "battle":
+            return {}
+        battle = next(
+            (b for b in self.battles if b["domain"] == change.domain and b["turn"] == change.turn), None
+        )
+        return {"battle": battle}

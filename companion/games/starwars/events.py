@@ -17,13 +17,18 @@ from companion.games.fields import (
     is_int,
     json_type,
 )
+from companion.games.shared_events import (
+    GameEnded,
+    ScoreAdjusted,
+    parse_shared_event,
+    shared_event_to_json,
+)
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import PLANET, SIDES, Tile, parse_tile
 
 SIZES = ("small", "large")
 MEEPLE_SPOTS = (*SIDES, PLANET)
 EVENT_KINDS = ("tile", "meeple", "roll", "adjust", "end")
-MAX_ADJUSTMENT = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +59,7 @@ class DiceRolled:
     meta: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreAdjusted:
-    """A score corrected by hand (an addition to records.md, see docs/records.md)."""
-
-    player: str
-    points: int
-    reason: str
-    meta: Mapping[str, Any] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class GameEnded:
-    meta: Mapping[str, Any] | None = field(default=None, compare=False)
-
+__all__ = ["DiceRolled", "Event", "GameEnded", "MeeplePlaced", "ScoreAdjusted", "TilePlaced"]
 
 Event = TilePlaced | MeeplePlaced | DiceRolled | ScoreAdjusted | GameEnded
 
@@ -101,15 +93,7 @@ def parse_event(obj: Any) -> Event:
             if not is_int(value) or not 1 <= value <= 6:
                 raise FormatError(f"a die shows 1 to 6, not {json_type(value)}")
         return DiceRolled(player=get_name(obj, "player", what), dice=tuple(dice), meta=meta)
-    if kind == "adjust":
-        what = "an adjust event"
-        check_object(obj, what, required=("event", "player", "points", "reason"))
-        points = get_int(obj, "points", what, -MAX_ADJUSTMENT, MAX_ADJUSTMENT)
-        if points == 0:
-            raise FormatError('"points" in an adjust event must not be 0')
-        return ScoreAdjusted(get_name(obj, "player", what), points, get_name(obj, "reason", what), meta)
-    check_object(obj, "an end event", required=("event",))
-    return GameEnded(meta=meta)
+    return parse_shared_event(kind, obj)
 
 
 def _parse_tile_event(obj: Mapping[str, Any], meta: Any) -> TilePlaced:
@@ -152,10 +136,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
         }
     elif isinstance(event, DiceRolled):
         obj = {"event": "roll", "player": event.player, "dice": list(event.dice)}
-    elif isinstance(event, ScoreAdjusted):
-        obj = {"event": "adjust", "player": event.player, "points": event.points, "reason": event.reason}
     else:
-        obj = {"event": "end"}
+        return shared_event_to_json(event)
     if event.meta is not None:
         obj["meta"] = dict(event.meta)
     return obj

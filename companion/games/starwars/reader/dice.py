@@ -1,0 +1,42 @@
+"""Battle dice from the trays: what a battle waits for asked of the trays, their rolls as events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.games.starwars.engine import StarWarsGame
+from companion.table.trays import DiceRequest, DiceTrays, TrayRoll, Want
+
+
+def battle_request(engine: StarWarsGame) -> DiceRequest:
+    """The rolls the battle under way waits for (none when no battle waits)."""
+    colours = {player.name: player.color for player in engine.players}
+    battle = engine.pending_battle()
+    if battle is None:
+        return DiceRequest(colours=colours)
+    group = (battle.turn, battle.domain.key)
+    wants = tuple(
+        Want(group, battle.round, f.key, f.label, battle.dice[f.key], f.players) for f in battle.waiting_for()
+    )
+    return DiceRequest(wants, f"battle for the {battle.domain.label}, round {battle.round}", colours)
+
+
+def roll_event(roll: TrayRoll) -> dict[str, Any]:
+    """A tray's roll as the record's roll event: pips as numbers."""
+    return {
+        "event": "roll",
+        "player": roll.roller,
+        "dice": [int(face) for face in roll.faces],
+        "meta": {"source": "tray", "tray": roll.tray, "confidence": roll.confidence},
+    }
+
+
+class BattleTrays:
+    """The trays as the tracker's ``DiceSource``: ``poll(engine)`` gives the rolls read since the
+    last poll, as roll events."""
+
+    def __init__(self, trays: DiceTrays) -> None:
+        self.trays = trays
+
+    def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
+        return [roll_event(roll) for roll in self.trays.poll(battle_request(engine))]

@@ -1,0 +1,120 @@
+"""What the tracker learns at the table about the user's own tiles.
+
+It keeps the window of each new tile the camera read, until a person says what lies there (by
+answering a prompt) or changes what the camera recorded; that window then goes into the
+gallery with the person's tile. It also holds the art trust (companion/table/art.py) of the
+game under way. A new game forgets both; the gallery stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from companion.games.base import Cell
+from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.reader.art_trust import ArtTrust
+from companion.games.starwars.tiles import Tile
+from companion.vision.gallery import Gallery, GalleryMatch, same_sight
+
+# A tile's window this alike to the one the camera read it from still shows that tile, whatever
+# the cell model says: on a box it never saw, the model takes many tiles for bare felt. In the
+# box art, the same tile seen again, nudged or with a meeple on it, scores above 0.95; bare felt
+# about 0; another tile laid there instead at most 0.45 (tests/test_gallery.py).
+STILL_THERE = 0.6
+
+
+@dataclass
+class Learnable:
+    """A new tile's window, kept until a person says what lies there, or changes it."""
+
+    window: np.ndarray
+    recorded: Tile | None  # the tile recorded at the cell; None while asked about
+    guessed: Tile | None  # the cell model's likeliest reading, if it was likely
+    name: str | None = None  # its picture in the gallery, once learnt
+
+
+class TileLearning:
+    def __init__(self, gallery: Gallery[Tile], start_tile: Tile) -> None:
+        self.gallery = gallery
+        self._start_tile = start_tile
+        self.start_ways = frozenset(start_tile.rotated(q) for q in range(4))  # how it may lie
+        # every way a catalog tile may lie: what may compete for a cell
+        self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
+        self.art = ArtTrust(start_tile)
+        self.pending: dict[Cell, Learnable] = {}
+        # the gallery's last reading of each cell this game that it decided (not a second opinion
+        # on the cell model's): what an evaluation weighs its bars by (models/training/gallery_bars.py)
+        self.reads: dict[Cell, GalleryMatch[Tile]] = {}
+        self.problem: str | None = None  # why a picture could not be kept, if one could not
+
+    def keep(
+        self, cell: Cell, window: np.ndarray | None, recorded: Tile | None, guessed: Tile | None
+    ) -> None:
+        if window is not None:
+            self.pending[cell] = Learnable(window, recorded, guessed)
+
+    def still_there(self, cell: Cell, window: np.ndarray | None) -> bool:
+        """Whether ``window`` still shows the tile the camera read at ``cell``: then it has not
+        gone, though a model that does not know the art reads felt."""
+        kept = self.pending.get(cell)
+        if kept is None or window is None:
+            return False
+        return same_sight(kept.window, window) >= STILL_THERE
+
+    def forget(self, cell: Cell) -> None:
+        """The window kept for ``cell`` no longer shows what will lie there."""
+        self.pending.pop(cell, None)
+        self.reads.pop(cell, None)
+
+    def learn(self, engine: StarWarsGame) -> None:
+        """Add to the gallery every tile a person entered after the camera asked about it, or
+        changed after the camera recorded it: the same print is then read, not asked about or
+        misread, again. A tile changed again replaces its picture."""
+        if not engine.board.tiles and (self.pending or self.reads or self.art.familiar is not None):
+            self.pending.clear()  # a new game, perhaps of another box
+            self.reads.clear()
+            self.art = ArtTrust(self._start_tile)
+        for cell, seen in self.pending.items():
+            tile = engine.board.tiles.get(cell)
+            if tile is None or tile == seen.recorded:
+                continue
+            if seen.recorded is None:
+                self.art.answered(seen.guessed, tile)
+            seen.recorded = tile
+            try:
+                seen.name = self.gallery.add_window(seen.window, tile, seen.name)
+            except (OSError, ValueError) as error:  # the game goes on; the picture is not kept
+                self.problem = f"the gallery could not keep a picture: {error}"
+
+    def read(
+        self, engine: StarWarsGame, cell: Cell, window: np.ndarray | None, second_opinion: bool = False
+    ) -> GalleryMatch[Tile] | None:
+        """The gallery's reading of a new tile, among the ways it may lie there by the rules;
+        ``second_opinion`` when the cell model decides and the gallery only checks it."""
+        if window is None or not len(self.gallery):
+            return None
+        if engine.phase is Phase.START:  # the start tile is known; only how it lies is read
+
+            def allowed(tile: Tile) -> bool:
+                return tile in self.start_ways
+        else:
+
+            def allowed(tile: Tile) -> bool:
+                return engine.board.fit_error(cell, tile) is None
+
+        # every catalog way the rules allow competes; one without a picture makes the match
+        # need a near copy (a type the user enrolled outside the catalog competes if pictured)
+        match = self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
+        if match is not None and not self._ways <= self.gallery.ways():
+            match = replace(match, whole_box=False)
+        if match is not None and not second_opinion:
+            self.reads[cell] = match
+        return match
+
+    @property
+    def message(self) -> str | None:
+        notes = [note for note in (self.art.message, self.problem) if note]
+        return "; ".join(notes) or None
