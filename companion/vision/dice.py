@@ -62,7 +62,7 @@ class Thresholds:
     # (companion/vision/pips.py) are that many and the reader gives the die under
     # ``pips_unread`` of being unreadable: a count that learns nothing agrees with the reader. Set on
     # the four folds (two more of their 699 dice; looser bars on "unreadable" read more real dice
-    # but vouched for the rendered trays' cocked dice: models/dice/dice.md, "Pips counted as blobs").
+    # but vouched for the rendered trays' cocked dice: docs/research.md, "Dice").
     pips_fair: float = 0.5
     pips_unread: float = 0.07
     # Two spots are one die when the weaker lies within this many die bodies of the stronger:
@@ -75,7 +75,7 @@ class Thresholds:
     # spot on the same die, taken for a die, reads another value at least this likely, the die
     # is asked about rather than given the likelier (above 1: never). At 0.5 three fold-0
     # readers no longer read a side face's 4 as sure, for one training photograph's die and no
-    # tuning tray's (models/dice/dice.md, "Two readings of one die").
+    # tuning tray's (docs/research.md, "Dice").
     rival: float = 0.5
     # A die is read only when this share of its body as found, about its top face's centre,
     # stays EDGE_PX inside the picture: seen at a slant, the body is found centred on the top

@@ -50,7 +50,7 @@ NEAR_COPY_MARGIN = 0.1
 # alike to one of the tile's pictures itself, and this much above any other way's nearest
 # picture. About half such readings or more are of a type a person entered earlier in the game,
 # whose window the gallery then learnt. Chosen on the third family's dev games' logged readings: 24 more
-# sure, none wrong (models/starwars/gallery.md, "A near copy once the box is whole").
+# sure, none wrong (docs/research.md, "Gallery").
 SEEN_COPY = 0.95
 SEEN_COPY_MARGIN = 0.05
 # A match is also sure when three ways of comparing agree: the likeness puts it AGREED_MARGIN
@@ -58,7 +58,7 @@ SEEN_COPY_MARGIN = 0.05
 # of any tile of another structure (``structure``), and no close rival's colours fit better
 # (colour_fit.py). The bars were chosen on the reads of 12 held-out games of the third family of
 # art with the grey fit against every other tile (models/starwars/gallery.md): 334 of 765 sure so, 1
-# wrong. Against other structures only (session 26, docs/vision.md), the dev games recorded 575
+# wrong. Against other structures only (docs/research.md, "Gallery"), the dev games recorded 575
 # tiles right of 911 where they recorded 519, with the same 5 wrong.
 AGREED_SCORE = 0.5
 AGREED_MARGIN = 0.05
@@ -66,8 +66,8 @@ LAYOUT_MARGIN = 0.03
 CLOSE_RIVAL = 0.15  # of likeness: the rivals whose colours are compared
 # A match that is not sure still offers the likeliest ways of lying to the person asked, so the
 # phone can take the answer in one tap: of 582 box-art tiles asked about in 20 enrolled games,
-# the right one was first for 474 (81 %), among the first three for 569 (98 %) (session 29's
-# run; docs/vision.md, "Prompts", has the figures before it).
+# the right one was first for 474 (81 %), among the first three for 569 (98 %) (docs/research.md,
+# "Gallery").
 CHOICES = 3
 # A picture none of whose colour channels spreads this much shows no tile (a covered lens, a
 # blank scan). Of 10 500 tiles drawn in 300 styles of the third family of art the flattest, an
@@ -501,7 +501,7 @@ class Gallery(Generic[L]):
         # grey cannot tell one faction's badge from another's of the same lightness: the grey
         # fit speaks only against tiles of another structure; the same structure with other
         # badges, or none, is left to the likeness and the colours (counting badges in the
-        # structure recorded fewer dev tiles, none fewer wrong: docs/vision.md)
+        # structure recorded fewer dev tiles, none fewer wrong: docs/research.md)
         structure = self.kind.structure
         shape = structure(verdict.tile)
         others = [fit for tile, fit in layout.items() if structure(tile) != shape]

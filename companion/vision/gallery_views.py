@@ -6,7 +6,7 @@ keeps each picture as the mean of the likeness's vectors for a few such views of
 vector of the clean picture alone, which brings it nearer what the camera will show. On the box
 art no model was trained on, 20 enrolled games recorded 904 tiles right of 1 519 against 879,
 with the same 2 wrong; on the art it was trained near, 572 right and 5 wrong against 575 and 5
-(models/starwars/gallery.md, "Pictures kept as camera-like views"). The views' randomness is seeded
+(docs/research.md, "Gallery"). The views' randomness is seeded
 by the picture itself, so a gallery read again is the same. The training's camera look
 (models/training/train_gallery.py) is the same code.
 """

@@ -6,7 +6,7 @@ the pips are the blobs of the other tone (dark on a white die, light on a red on
 size and roundness for a die that size. The count learns nothing: it uses only where the finder
 put the die and where the reader put its pips, so it errs in other ways than the reader does, and
 a value both agree on, that the reader alone was not sure enough of, can be given (the bars, and
-what they gained, in models/dice/dice.md, "Pips counted as blobs").
+what they gained, in docs/research.md, "Dice"; the counter's own figures in models/dice/dice.md).
 """
 
 from __future__ import annotations

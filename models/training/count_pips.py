@@ -7,7 +7,7 @@ Each labelled die is taken where the finder marks it (the surest spot whose body
 label's centre; on a rendered tray, the spot within 0.3 bodies of its top face), the reader
 gives its pip box there, and the counter counts the pips in it, as the dice reader does when it
 asks for a second opinion. Dice the finder does not mark, cocked dice and dice cut by the edge
-are left out. These are the figures in models/dice/dice.md, "Pips counted as blobs"; they say how far
+are left out. These are the pip counter's figures in models/dice/dice.md; they say how far
 the count alone can be trusted, not how the reader reads (models/training/evaluate_dice.py). Needs only
 onnxruntime.
 """

@@ -4,8 +4,8 @@
         --out build/dice-pair.onnx
 
 Readers trained alike with other seeds differ by a few dice; the mean of their probabilities is
-the usual way to steady that (models/dice/dice.md, "Two readers' mean": tried, not shipped, since on
-the folds it read no more than its members). The first file's
+the usual way to steady that (docs/research.md,
+"Dice": tried, not shipped, since on the folds it read no more than its members). The first file's
 finder is kept, and every other file must hold the same finder (readers trained with
 ``train_dice --part reader --finder-onnx`` of it). The joined file has the inputs and outputs of
 one model, so companion/vision/dice_model.py reads it unchanged; its labels file is the first's.

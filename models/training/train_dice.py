@@ -18,7 +18,7 @@ the weights to build/dice-finder.pt and build/dice-reader.pt.
         --photos fit --fold 0
 
 trains without fold 0 of the training photographs, to judge a recipe or a rule on it
-(models/dice/dice.md, "Rules set on real photographs the reader had not seen"), and writes
+(docs/research.md, "Dice"), and writes
 build/dice-fold0.onnx and the weights to build/dice-reader-fold0.pt: a fold's networks never go
 to models/. (Two trainings of one fold at once both write that .pt; each exports its own ONNX
 file from memory, so give each its own --out.)

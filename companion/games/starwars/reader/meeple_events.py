@@ -32,7 +32,7 @@ MEEPLE_ACCEPT = 0.85
 # training: there a new meeple is recorded only from 0.98, and only when the player's own colour
 # has at least an even chance. Chosen on 12 held-out games of the third art family (their new
 # meeples recorded wrong: 11 of 247 at 0.85, 2 of 205 so); docs/vision.md, "How a meeple seen
-# becomes an event", point 5.
+# becomes an event", point 5; the figures in models/starwars/meeples.md.
 MEEPLE_ACCEPT_UNFAMILIAR = 0.98
 MEEPLE_OWN_COLOUR = 0.5
 # prompts about a meeple this turn, which a phone entry answers

@@ -1,1 +1,0 @@
-"""Data files bundled with the package (the demo record)."""
