@@ -20,6 +20,8 @@ from companion.web.context import WebContext
 from companion.web.security import PinGuard, secret_key
 
 RECORDS = Path(__file__).parent / "records"
+# the Star Wars game the demo replays when given it (``companion demo --record``)
+DEMO_RECORD = Path(__file__).resolve().parents[1] / "companion" / "games" / "starwars" / "demo.jsonl"
 
 
 def free_port() -> int:

@@ -11,9 +11,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import DEMO_RECORD
 
 from companion.cli import main
-from companion.web.demo import bundled_demo_record
 
 
 def test_simulate_then_replay_gives_the_same_scores(
@@ -175,7 +175,7 @@ def start_demo(*options: str) -> tuple[subprocess.Popen[str], int]:
 
 
 def test_demo_serves_the_game_as_it_unfolds(tmp_path: Path) -> None:
-    server, port = start_demo("--pace", "0.02", "--record", str(bundled_demo_record()))
+    server, port = start_demo("--pace", "0.02", "--record", str(DEMO_RECORD))
     try:
         assert server.stdout is not None
         first = server.stdout.readline()

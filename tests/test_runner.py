@@ -290,8 +290,8 @@ def test_a_table_without_a_camera_still_turns_for_the_trays_and_the_watchdog(tmp
     for _ in range(3):
         runner.step()
     assert naps == [0.2, 0.2, 0.2] and runner.frames == 0
-    assert table.state()["camera"]["status"] == "no camera: enter each tile on the phone"
-    assert heartbeat.said == ["no camera: enter each tile on the phone"]
+    assert table.state()["camera"]["status"] == "no camera: enter what happens on the phone"
+    assert heartbeat.said == ["no camera: enter what happens on the phone"]
 
 
 @pytest.mark.parametrize("sigint", ["handled", "ignored"])

@@ -6,11 +6,11 @@ import json
 import threading
 
 import pytest
-from conftest import Site, make_site, record_lines
+from conftest import DEMO_RECORD, Site, make_site, record_lines
 
 from companion.record import parse_record, read_record, replay
 from companion.web import net
-from companion.web.demo import bundled_demo_record, feed
+from companion.web.demo import feed
 from companion.web.server import phones_cannot_join
 
 PAGES = ["/", "/timeline", "/setup", "/fix", "/games", "/join"]
@@ -212,7 +212,7 @@ def test_demo_feeds_the_bundled_record(tmp_path: object) -> None:
     from companion.live.table import Table
     from companion.store import GameStore
 
-    record = read_record(bundled_demo_record())
+    record = read_record(DEMO_RECORD)
     table = Table(GameStore(Path(str(tmp_path))))
     table.start(record.setup.to_json())
     feed(table, record, pace=0, stop=threading.Event())

@@ -84,7 +84,7 @@ class Table:
         asks: list[dict[str, Any]] | None = None,
     ) -> None:
         """The camera's news for the scoreboard; publishes only when something changed.
-        ``asks``: the camera's questions about single tiles in full (``Prompt.to_json``: code,
+        ``asks``: the questions a phone can answer in a tap, in full (a reader prompt's JSON: code,
         message, cells and the likeliest ``choices``), for the fix page to answer in a tap."""
         asks = list(asks or [])
         with self._lock:

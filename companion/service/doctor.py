@@ -112,7 +112,7 @@ def check_camera(
     if settings.source == "simulator":
         return Finding(check, OK, "the simulated table (no camera needed)")
     if settings.source == "none":
-        return Finding(check, WARN, "no camera configured: every tile is entered on the phone")
+        return Finding(check, WARN, "no camera configured: everything is entered on the phone")
     camera = open_camera(settings)
     try:
         camera.open()

@@ -3,9 +3,9 @@
 One thread turns it, as fast as the camera gives frames. Each turn:
 
 1. a new game started on the phone gets a fresh pipeline (watcher and tracker start from an
-   empty mat, not from the last game's tiles);
+   empty table, not from the last game's);
 2. the next fresh frame, if the camera gives one, goes to the game's pipeline, or, while no game
-   is under way, to the enrolment page (the tiles laid out to be taught);
+   is under way, to what reads the camera between games (a box laid out to be taught);
 3. the trays are polled even while the camera is away: they read their own pictures;
 4. the scoreboard is told the camera's status, the open prompts and the annotated view;
 5. the systemd watchdog is fed. A loop that hangs stops feeding it and systemd restarts the
@@ -45,10 +45,10 @@ class FrameSource(Protocol):
 
 
 class NoCamera:
-    """The feed of a table without a camera (``[camera] source = "none"``): every tile is entered
+    """The feed of a table without a camera (``[camera] source = "none"``): everything is entered
     on the phone; the loop still turns, for the trays and the watchdog."""
 
-    status: str | None = "no camera: enter each tile on the phone"
+    status: str | None = "no camera: enter what happens on the phone"
     ended = False
 
     def __init__(self, sleep: Callable[[float], None] = time.sleep, pause: float = IDLE_PAUSE) -> None:

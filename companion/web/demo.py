@@ -12,7 +12,6 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ from companion.record import Record, read_record, replay
 from companion.store import GameStore
 from companion.table.reader import IdleReader, ReaderKit
 from companion.web.server import serve
-
-DEMO_RECORD = "demo-starwars.jsonl"
-
-
-def bundled_demo_record() -> Path:
-    return Path(str(resources.files("companion.data").joinpath(DEMO_RECORD)))
 
 
 def feed(table: Table, record: Record, pace: float, stop: threading.Event) -> None:
@@ -46,9 +39,9 @@ def feed(table: Table, record: Record, pace: float, stop: threading.Event) -> No
 
 
 def run_demo(
-    record: str | None, pace: float, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
+    record: str, pace: float, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
 ) -> int:
-    path = Path(record) if record else bundled_demo_record()
+    path = Path(record)
     game_record = read_record(path)
     replay(game_record)  # refuse a bad record now, with its line, not halfway through the demo
     folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
