@@ -17,11 +17,15 @@ from typing import Any
 from companion.games.base import FormatError, Game, IllegalEvent, ScoreChange, Setup
 from companion.games.fields import check_object, get_int, get_name, get_str
 from companion.games.registry import manifest
+from companion.live.evidence import Kept
 from companion.record import dump_record
 from companion.store import Entry, GameStore
 
 Clock = Callable[[], str]
 CORRECTIONS = ("replace", "insert", "remove", "undo")
+# Keeps the camera's pictures of a moment beside the game: given the score changes an event
+# caused (none: a correction), the paths kept and which change each shows.
+Pictures = Callable[[Sequence[ScoreChange]], Kept]
 
 
 class StaleView(Exception):
@@ -56,16 +60,23 @@ class LiveGame:
 
     # --- changing the game ---------------------------------------------------------------------
 
-    def add(self, record_event: Any, base: int | None = None) -> list[ScoreChange]:
+    def add(
+        self, record_event: Any, base: int | None = None, pictures: Pictures | None = None
+    ) -> list[ScoreChange]:
         """Check, store, then apply one event from the table (camera, trays, a phone).
 
         ``base``, when given, is the journal entry the sender last saw: a sender that retries an
-        event it got no answer for cannot add it twice.
+        event it got no answer for cannot add it twice. ``pictures`` keeps the camera's pictures
+        of what the event scored; their paths go in the event's meta.
         """
         self._check_base(base)
         event = self.game_type.parse_event(record_event)
         changes = self.engine.apply(event)  # an illegal event raises and changes nothing
         record = self.game_type.event_to_json(event)
+        kept = pictures(changes) if pictures is not None and changes else Kept([], [])
+        if kept.paths:
+            record["meta"] = {**(record.get("meta") or {}), **kept.to_meta()}
+            event = self.game_type.parse_event(record)
         try:
             entry = self._store("event", {"event": record}, self.engine.finished)
         except BaseException:
@@ -74,11 +85,12 @@ class LiveGame:
         self.steps.append(Step(event, record, entry.seq, entry.at, list(changes)))
         return list(changes)
 
-    def correct(self, request: Any) -> Step | None:
+    def correct(self, request: Any, pictures: Pictures | None = None) -> Step | None:
         """Apply a correction from a phone: what changes, where, and why.
 
         ``{"op": "replace"|"insert"|"remove"|"undo", "index": N, "event": {...}, "reason": "...",
-        "base": SEQ}``; ``base`` (optional) is the journal entry the phone last saw.
+        "base": SEQ}``; ``base`` (optional) is the journal entry the phone last saw. ``pictures``
+        keeps the camera's picture of the table at that moment, named in the correction.
         """
         what = "a correction"
         check_object(request, what, required=("op", "reason"), optional=("index", "event", "base"))
@@ -115,6 +127,9 @@ class LiveGame:
         placeholder = Entry(self.seq + 1, self.clock(), "correction", body)
         apply_correction(self.game_type, steps, placeholder)
         engine = replay_steps(self.game_type, self.setup, steps)  # raises with the broken rule
+        kept = pictures([]) if pictures is not None else Kept([], [])
+        if kept.paths:
+            body["evidence"] = kept.paths
         entry = self._store("correction", body, engine.finished)
         for step in steps:
             if step.seq == placeholder.seq:
@@ -208,6 +223,7 @@ class LiveGame:
             else:
                 item["text"] = self._describe_correction(entry.body)
                 item["reason"] = entry.body["reason"]
+                item["evidence"] = [p for p in entry.body.get("evidence", []) if isinstance(p, str)]
             item["changes"] = [numbered[id(c)] for c in step.changes] if step else []
             items.append(item)
         return items
@@ -254,9 +270,7 @@ class LiveGame:
                 "at": self.steps[step_index].at,
             },
             "picture": then.picture(change),
-            "evidence": [
-                path for step in self.steps[: step_index + 1][-3:] for path in _evidence(step.record)
-            ],
+            "evidence": _evidence(self.steps[step_index], change),
             "game": self.setup.game,
             # what the game adds (a battle's rounds), for its own partial of the score's page
             "extras": self.engine.score_view(change),
@@ -268,10 +282,18 @@ def _without_meta(record: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in record.items() if key != "meta"}
 
 
-def _evidence(record: dict[str, Any]) -> list[str]:
-    found = (record.get("meta") or {}).get("evidence", [])
-    paths = [found] if isinstance(found, str) else found
-    return [p for p in paths if isinstance(p, str)]
+def _evidence(step: Step, change: ScoreChange) -> list[str]:
+    """The pictures the event that caused ``change`` keeps of it: those of this change, else
+    those of the table as the event was seen."""
+    meta = step.record.get("meta") or {}
+    found = meta.get("evidence", [])
+    paths = [found] if isinstance(found, str) else [p for p in found if isinstance(p, str)]
+    shows = meta.get("evidence_of")
+    if not isinstance(shows, list) or len(shows) != len(paths):
+        return paths  # written by something else: every picture it names
+    number = next(i for i, c in enumerate(step.changes) if c is change)
+    own = [p for p, of in zip(paths, shows, strict=True) if of == number]
+    return own or [p for p, of in zip(paths, shows, strict=True) if of is None]
 
 
 def fold(game: type[Game], journal: Sequence[Entry]) -> list[Step]:

@@ -7,15 +7,27 @@ keeps one order for every change: check, store durably, apply, then tell the sco
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 from companion.games.base import IllegalEvent, ScoreChange
 from companion.live.broadcast import Broadcast
+from companion.live.evidence import EvidenceKeeper, EvidenceSource, Kept
 from companion.live.game import Clock, LiveGame, Step
 from companion.record import parse_header
 from companion.store import GameRow, GameStore
+
+LOG = logging.getLogger(__name__)
+
+
+class NotRecorded(Exception):
+    """A change that could not be stored (the disk is full, the store is gone): it was not
+    applied either, and nothing was acknowledged. The message says what to do."""
 
 
 def utc_now() -> str:
@@ -39,6 +51,10 @@ class Table:
         self._camera_view: bytes | None = None
         self._camera_views = 0
         self._trays: list[dict[str, Any]] = []  # the dice trays as the scoreboard draws them
+        # the camera's pictures of each score, when a table reader gives them (set_evidence)
+        self.evidence: EvidenceSource | None = None
+        self.keeper = EvidenceKeeper(store)
+        self._storage_problem: str | None = None  # why the last change could not be stored
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -58,7 +74,7 @@ class Table:
     def start(self, header: Any) -> LiveGame:
         """Start a new game from a record header (the setup page); it becomes the game under way."""
         game, setup = parse_header(header)
-        with self._lock:
+        with self._lock, self._storing():
             game_id = self.store.new_game(setup.to_json(), self.clock())
             self.live = LiveGame(self.store, game_id, game, setup, self.clock)
             self._publish()
@@ -66,15 +82,54 @@ class Table:
 
     def add(self, event: Any, base: int | None = None) -> list[ScoreChange]:
         with self._lock:
-            changes = self._current().add(event, base)
+            live = self._current()
+            with self._storing():
+                changes = live.add(event, base, self._pictures(live))
             self._publish()
             return changes
 
     def correct(self, request: Any) -> Step | None:
         with self._lock:
-            step = self._current().correct(request)
+            live = self._current()
+            with self._storing():
+                step = live.correct(request, self._pictures(live))
             self._publish()
             return step
+
+    def set_evidence(self, source: EvidenceSource | None) -> None:
+        """Where the pictures of each score come from: the reader of the game under way."""
+        with self._lock:
+            self.evidence = source
+
+    def _pictures(self, live: LiveGame) -> Callable[[Sequence[ScoreChange]], Kept] | None:
+        source = self.evidence
+        if source is None:
+            return None
+
+        def keep(changes: Sequence[ScoreChange]) -> Kept:
+            try:
+                pictures = source.pictures(changes)
+            except Exception:  # a picture is never worth an event
+                LOG.exception("the camera's pictures of a score could not be made")
+                return Kept([], [])
+            return self.keeper.keep(live.game_id, pictures)
+
+        return keep
+
+    @contextmanager
+    def _storing(self) -> Iterator[None]:
+        """A change the store cannot write is refused in words (and was not applied)."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            self._storage_problem = (
+                f"the companion could not record the last change ({error}): is its disk full? "
+                "Free some space, then enter it again"
+            )
+            self._publish()
+            raise NotRecorded(self._storage_problem) from None
+        if self._storage_problem is not None:
+            self._storage_problem = None
 
     def set_camera(
         self,
@@ -126,7 +181,8 @@ class Table:
             state = self.live.state() if self.live else {"game": None, "seq": 0, "players": [], "log": []}
         state["source"] = self.source
         with self._lock:
-            state["prompts"] = [*state.get("prompts", []), *self._camera_prompts]
+            problems = [p for p in (self._storage_problem, self.keeper.problem) if p]
+            state["prompts"] = [*problems, *state.get("prompts", []), *self._camera_prompts]
             state["camera"] = {
                 "status": self._camera_status,
                 "view": self._camera_views if self._camera_view is not None else None,

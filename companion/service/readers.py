@@ -8,12 +8,14 @@ is the first game's that can simulate one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from companion.games.base import ScoreChange
 from companion.games.registry import manifest, manifests
+from companion.live.evidence import Picture
 from companion.live.table import Table
 from companion.table.links import GameLink
 from companion.table.reader import IdleReader, ReaderKit, ReaderMaker, ReaderPrompt, TableReader
@@ -42,6 +44,9 @@ class NoReader:
 
     def view(self, fresh: bool) -> bytes | None:
         return None
+
+    def pictures(self, changes: Sequence[ScoreChange]) -> list[Picture]:
+        return []
 
 
 class Readers:

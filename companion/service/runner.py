@@ -103,6 +103,7 @@ class TableRunner:
         self.failed = False  # set once MAX_FAILURES frames in a row failed
         self.link = TableLink(table)
         self.pipeline = Pipeline(self._game_id(), build(self.link))
+        table.set_evidence(self.pipeline.reader)  # the camera's pictures of each score
         self.latest: Frame | None = None  # the newest fresh frame, for the trays' region
         self.frames = 0
         self.turns = 0  # turns of the loop, each ending with a kick of the watchdog
@@ -121,6 +122,7 @@ class TableRunner:
         """One turn of the loop (see the module's docstring)."""
         if self._game_id() != self.pipeline.game_id:
             self.pipeline = Pipeline(self._game_id(), self.build(self.link))
+            self.table.set_evidence(self.pipeline.reader)
         reader = self.pipeline.reader
         frame = self.feed.next()
         with self.table.lock:  # the reader reads the engine, which a phone's change rewrites

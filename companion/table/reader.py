@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from companion.games.base import ScoreChange
+from companion.live.evidence import Picture
 from companion.table.links import GameLink
 from companion.table.trays import DiceTrays
 
@@ -64,6 +66,11 @@ class TableReader(Protocol):
     def view(self, fresh: bool) -> bytes | None:
         """The camera's view with the readings drawn on it (a JPEG), when a new one is ready
         (None otherwise); ``fresh`` is False while the camera reports a problem."""
+        ...
+
+    def pictures(self, changes: Sequence[ScoreChange]) -> list[Picture]:
+        """The evidence of a moment (``companion.live.evidence``): the camera's pictures of what
+        ``changes`` counted; with none, of the table as it is."""
         ...
 
 

@@ -106,6 +106,7 @@ class TrayRoll:
     faces: tuple[str, ...]
     tray: int  # the tray's number, from 1
     confidence: float  # the least sure die's
+    picture: np.ndarray | None = field(default=None, compare=False, repr=False)  # what was read
 
 
 @dataclass
@@ -262,7 +263,8 @@ class DiceTrays:
         want = task.want
         assert want is not None
         try:
-            reading = self.reader.read(self.camera(tray.index), expected=want.dice)
+            picture = self.camera(tray.index)
+            reading = self.reader.read(picture, expected=want.dice)
         except Exception as error:  # a camera or model failure must not stop the camera loop
             failed = f"tray {tray.number} could not be read ({error})"
             self._problem(tray, task, now, f"{failed}: press its button to try again")
@@ -279,7 +281,7 @@ class DiceTrays:
         task.green_until = now + self.green_hold
         tray.show(Light(READ, since=now), Beeps(1, BEEP, now))
         confidence = round(min(die.confidence for die in dice), 4)
-        return TrayRoll(want, task.roller, faces, tray.number, confidence)
+        return TrayRoll(want, task.roller, faces, tray.number, confidence, picture)
 
     def _problem(self, tray: DiceTray, task: TrayTask, now: float, message: str) -> None:
         task.phase, task.message = PROBLEM, message

@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, session
 
 from companion.games.base import RECORD_VERSION, FormatError, IllegalEvent, RecordError
 from companion.live.game import StaleView
+from companion.live.table import NotRecorded
 from companion.record import parse_json_text
 from companion.web.context import WebContext
 from companion.web.limits import REASON_CHARACTERS, player_names, short_text
@@ -67,6 +68,8 @@ def guarded(handler: Handler) -> Handler:
             return handler(*args, **kwargs)
         except StaleView as stale:
             return problem(409, str(stale))
+        except NotRecorded as unwritten:
+            return problem(507, str(unwritten))
         except IllegalEvent as illegal:
             return problem(422, illegal.reason)
         except RecordError as bad:

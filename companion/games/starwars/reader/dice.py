@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from companion.games.starwars.engine import StarWarsGame
 from companion.table.trays import DiceRequest, DiceTrays, TrayRoll, Want
 
@@ -33,10 +35,16 @@ def roll_event(roll: TrayRoll) -> dict[str, Any]:
 
 class BattleTrays:
     """The trays as the tracker's ``DiceSource``: ``poll(engine)`` gives the rolls read since the
-    last poll, as roll events."""
+    last poll, as roll events. The picture each player's last roll was read from is kept, for the
+    battle's evidence."""
 
     def __init__(self, trays: DiceTrays) -> None:
         self.trays = trays
+        self.pictures: dict[str, np.ndarray] = {}  # by the player who rolled
 
     def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
-        return [roll_event(roll) for roll in self.trays.poll(battle_request(engine))]
+        rolls = self.trays.poll(battle_request(engine))
+        for roll in rolls:
+            if roll.picture is not None:
+                self.pictures[roll.roller] = roll.picture
+        return [roll_event(roll) for roll in rolls]

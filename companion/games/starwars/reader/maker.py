@@ -7,12 +7,13 @@ out), with battle dice from the trays, or from the simulated table in the demo.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from companion.errors import UserError
+from companion.games.base import ScoreChange
 from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.models import cell_model, likeness, meeple_model
 from companion.games.starwars.reader.dice import BattleTrays
@@ -21,22 +22,24 @@ from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.reader.loop import CameraLoop
 from companion.games.starwars.reader.tracker import ENTER_TILE_PROMPTS, DiceSource, Prompt, Tracker
 from companion.games.starwars.web import ENROLMENT
+from companion.live.evidence import Picture
 from companion.live.table import Table
 from companion.table.links import GameLink
 from companion.table.reader import IdleReader, ReaderKit
 from companion.vision.gallery_files import gallery_folder
 from companion.vision.meeples import MeepleModel
-from companion.vision.overlay import annotate
+from companion.vision.overlay import annotate, jpeg, score_picture, table_picture
 from companion.vision.reader import CellModel, ModelMissing
 from companion.vision.watcher import Watcher
 
 
 class StarWarsReader:
-    """One game read from the camera and the trays."""
+    """One game read from the camera and the trays; the evidence of its scores too."""
 
-    def __init__(self, loop: CameraLoop, link: GameLink) -> None:
+    def __init__(self, loop: CameraLoop, link: GameLink, dice: DiceSource | None = None) -> None:
         self.loop = loop
         self.link = link
+        self.dice = dice
         self._shown: object = None  # the observation whose view the scoreboard has
 
     @property
@@ -58,6 +61,27 @@ class StarWarsReader:
     def asks(self) -> list[dict[str, Any]]:
         """The tile questions in full (cell, one-tap choices), for the fix page to answer."""
         return [p.to_json() for p in self.prompts() if p.code in ENTER_TILE_PROMPTS]
+
+    def pictures(self, changes: Sequence[ScoreChange]) -> list[Picture]:
+        """What the camera saw of each score: the counted tiles outlined in the last settled view,
+        and for a battle the trays' pictures of its dice; with no score, the whole table."""
+        last = self.loop.last
+        if last is None or last.view is None or last.lattice is None:
+            return []
+        if not changes:
+            return [Picture(table_picture(last.view))]
+        found = []
+        for index, change in enumerate(changes):
+            if change.cells:
+                found.append(Picture(score_picture(last.view, last.lattice, change.cells), index))
+            elif change.kind == "adjust":
+                found.append(Picture(table_picture(last.view), index))
+            if change.kind == "battle" and isinstance(self.dice, BattleTrays):
+                for roll in (change.detail or {}).get("rolls", []):
+                    tray = self.dice.pictures.get(roll.get("by", ""))
+                    if tray is not None:
+                        found.append(Picture(jpeg(tray, 75), index))
+        return found
 
     def view(self, fresh: bool) -> bytes | None:
         last = self.loop.last
@@ -112,7 +136,7 @@ class StarWarsReaderMaker:
             return set(engine.board.tiles) if isinstance(engine, StarWarsGame) else set()
 
         watcher = Watcher(cells, fps=self.fps, meeple_model=meeples, laid=laid)
-        return StarWarsReader(CameraLoop(watcher, tracker), link)
+        return StarWarsReader(CameraLoop(watcher, tracker), link, self.dice)
 
     def idle(self) -> IdleReader | None:
         return EnrolmentCamera(self.enrolment) if self.enrolment is not None else None

@@ -26,6 +26,7 @@ from companion.games.starwars.reader.meeple_events import (
     meeple_places,
 )
 from companion.games.starwars.tiles import Tile, parse_tile
+from companion.live.table import NotRecorded
 from companion.table.links import GameLink
 from companion.vision.gallery import CHOICES, Gallery
 from companion.vision.labels import EMPTY, UNKNOWN, TileLabels
@@ -394,6 +395,9 @@ class Tracker(MeepleEvents):
             self._prompt(
                 "not-allowed", f"the camera saw something the rules do not allow: {error.reason}", cells
             )
+            return False
+        except NotRecorded as error:  # the store could not keep it: asked again next time
+            self._prompt("not-recorded", str(error), cells)
             return False
         self.events.append(event)
         return True
