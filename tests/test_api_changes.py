@@ -11,9 +11,13 @@ import json
 
 from conftest import Site, make_site, record_lines
 
+from companion.games.registry import RECORD_GAMES, manifests
 from companion.record import parse_record
 
 PLANET_TILE = {"features": [{"kind": "planet", "symbols": ["rebels"]}]}
+
+# a game the record contract names that has no package here yet (castle, say), if any is left
+UNSUPPORTED = next((g for g in RECORD_GAMES if g not in {m.name for m in manifests()}), None)
 
 
 def players(*entries: tuple[str, str]) -> list[dict[str, str]]:
@@ -33,13 +37,14 @@ def test_a_bad_setup_says_what_is_wrong(site: Site) -> None:
     cases = {
         "two players are called": {"game": "starwars", "players": players(("A", "red"), ("A", "green"))},
         "2 to 5 players": {"game": "starwars", "players": players(("A", "red"))},
-        "not supported yet": {"game": "gaia", "players": []},
         'missing "game"': {"players": []},
         'unknown key "colour"': {
             "game": "starwars",
             "players": [{"name": "A", "colour": "red", "color": "red"}, {"name": "B", "color": "white"}],
         },
     }
+    if UNSUPPORTED is not None:
+        cases["not supported yet"] = {"game": UNSUPPORTED, "players": []}
     for words, header in cases.items():
         response = site.post("/api/games", header)
         assert response.status_code == 400, words

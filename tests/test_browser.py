@@ -94,6 +94,23 @@ def _server(state_dir: Path, logs: Path, how: tuple[str, ...] = ("serve",)) -> I
             server.wait(timeout=10)
 
 
+def join_the_table(driver: WebDriver, base: str) -> int:
+    """Join as a player does on the Join page: the first phone with a tap, any other with the
+    table PIN. Returns the taps it took (a key pressed counts as one)."""
+    driver.get(f"{base}/join")
+    first = driver.find_elements("id", "join-first")
+    if first:
+        first[0].click()
+        taps = 1
+    else:
+        form = driver.find_element("id", "join-pin")
+        form.find_element("name", "pin").send_keys(PIN)
+        form.find_element("css selector", "button[type=submit]").click()
+        taps = len(PIN) + 1
+    _wait("this phone to join", lambda: driver.find_elements("id", "joined"), bool)
+    return taps
+
+
 def _fits_the_phone(driver: WebDriver) -> None:
     """Nothing sticks out sideways: a page wider than the phone is zoomed out, and taps land
     beside what they aim at."""
@@ -269,8 +286,8 @@ def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> 
         client.post("/api/games", header, status=201)
         client.post("/api/event", events[0])  # the start tile: a trade route W-E
         with _phone_browser(tmp_path / "profile", tmp_path) as driver:
+            join_the_table(driver, base)
             driver.get(f"{base}/fix")
-            driver.execute_script(f"sessionStorage.setItem('table-pin', '{PIN}');")
             form = driver.find_element("css selector", "form.tile-entry")
             taps = 0
             _fits_the_phone(driver)

@@ -20,8 +20,15 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from conftest import PIN
-from test_browser import REPO, _browser_or_skip, _fits_the_phone, _phone_browser, _server, _wait
+from test_browser import (
+    REPO,
+    _browser_or_skip,
+    _fits_the_phone,
+    _phone_browser,
+    _server,
+    _wait,
+    join_the_table,
+)
 
 from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.games.starwars.tiles import ASTEROID, PLANET, ROUTE, Tile
@@ -53,15 +60,6 @@ def _taps_for(tile: Tile) -> list[str]:
     return [*taps, "button[type=submit]"]
 
 
-def _alert(driver: Any) -> Any:
-    from selenium.common.exceptions import NoAlertPresentException
-
-    try:
-        return driver.switch_to.alert
-    except NoAlertPresentException:
-        return None
-
-
 def _tap(driver: Any, selector: str) -> None:
     element = driver.find_element("css selector", f"#enrol-tile {selector}")
     if element.tag_name == "input":  # the input is hidden in its label: a finger taps the label
@@ -78,6 +76,7 @@ def test_a_whole_box_is_enrolled_on_the_phone_within_five_minutes(tmp_path: Path
         _server(state_dir, tmp_path, ("demo", "--enrol")) as base,
         _phone_browser(tmp_path / "profile", tmp_path) as driver,
     ):
+        joining = join_the_table(driver, base)  # changes come from a phone that joined
         driver.get(f"{base}/setup")
         driver.find_element("link text", "Teach it your tiles").click()
         heading = _wait(
@@ -88,18 +87,13 @@ def test_a_whole_box_is_enrolled_on_the_phone_within_five_minutes(tmp_path: Path
         _fits_the_phone(driver)
         assert driver.save_screenshot(str(SHOTS / "enrol-first-tile.png"))
         started = time.monotonic()
-        taps = 0
+        taps = joining
         described = 0
         while heading.startswith("The tile at"):
             x, y = (int(n) for n in heading.removeprefix("The tile at ").split(", "))
             for selector in _taps_for(truth[(x, y)]):
                 _tap(driver, selector)
                 taps += 1
-            if described == 0:  # the first change asks for the table PIN, once
-                alert = _wait("the PIN prompt", lambda: _alert(driver), lambda a: a is not None)
-                alert.send_keys(PIN)
-                alert.accept()
-                taps += len(PIN) + 1
             described += 1
             if described == len(truth) // 2:
                 assert driver.save_screenshot(str(SHOTS / "enrol-halfway.png"))
@@ -132,7 +126,8 @@ def test_a_whole_box_is_enrolled_on_the_phone_within_five_minutes(tmp_path: Path
     assert as_kept == sorted(json.dumps(t.to_json(), sort_keys=True) for t in truth.values())
     estimate = taps * TAP_S + len(truth) * (LOOK_S + LAY_S)
     print(
-        f"\nenrolled {described} tile types with {taps} taps ({taps / described:.1f} a tile, PIN included); "
+        f"\nenrolled {described} tile types with {taps} taps ({taps / described:.1f} a tile, "
+        "joining the table included); "
         f"a person: about {estimate / 60:.1f} min by the keystroke-level model; the test's browser took "
         f"{browser_s:.0f} s; screenshots in {SHOTS}"
     )

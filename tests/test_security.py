@@ -60,11 +60,11 @@ def test_a_change_without_the_csrf_token_is_refused(site: Site, path: str, body:
 
 
 @pytest.mark.parametrize(("path", "body"), CHANGES, ids=[path for path, _ in CHANGES])
-def test_a_change_without_the_pin_is_refused(site: Site, path: str, body: Any) -> None:
+def test_a_change_from_a_phone_that_never_joined_is_refused(site: Site, path: str, body: Any) -> None:
     site.play("route-battle.jsonl")
     before = snapshot(site)
     missing = site.client.post(path, data=json.dumps(body), headers={"X-CSRF-Token": site.token})
-    assert missing.status_code == 401 and "PIN is needed" in missing.get_json()["message"]
+    assert missing.status_code == 401 and "has not joined the table" in missing.get_json()["message"]
     wrong = site.post(path, body, **{"X-Table-PIN": "0000"})
     assert wrong.status_code == 403 and wrong.get_json()["message"] == "wrong table PIN"
     assert snapshot(site) == before

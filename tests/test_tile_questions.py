@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from conftest import PIN, Site, make_site, record_lines
-from test_browser import _browser_or_skip, _fits_the_phone, _phone_browser, _wait
+from conftest import Site, make_site, record_lines
+from test_browser import _browser_or_skip, _fits_the_phone, _phone_browser, _wait, join_the_table
 from test_gallery import LABELS, START, box_picture, reading_of, window_of
 
 from companion.games.base import Player, Setup
@@ -133,8 +133,8 @@ def test_a_camera_question_is_answered_with_one_tap_in_a_real_browser(tmp_path: 
     base = f"http://127.0.0.1:{server.server_port}"
     try:
         with _phone_browser(tmp_path / "profile", tmp_path) as driver:
+            join_the_table(driver, base)
             driver.get(f"{base}/fix")
-            driver.execute_script(f"sessionStorage.setItem('table-pin', '{PIN}');")
             _fits_the_phone(driver)
             choice = driver.find_element("css selector", "#camera-asks button.choice")
             assert choice.text == "trade route E; trade route S; trade route W"

@@ -270,7 +270,7 @@ class LiveGame:
                 "at": self.steps[step_index].at,
             },
             "picture": then.picture(change),
-            "evidence": _evidence(self.steps[step_index], change),
+            "evidence": _evidence(self.steps[: step_index + 1], change),
             "game": self.setup.game,
             # what the game adds (a battle's rounds), for its own partial of the score's page
             "extras": self.engine.score_view(change),
@@ -282,18 +282,29 @@ def _without_meta(record: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in record.items() if key != "meta"}
 
 
-def _evidence(step: Step, change: ScoreChange) -> list[str]:
-    """The pictures the event that caused ``change`` keeps of it: those of this change, else
-    those of the table as the event was seen."""
+def _evidence(steps: Sequence[Step], change: ScoreChange) -> list[str]:
+    """The pictures of ``change``, caused by the last of ``steps``: those its event keeps of
+    it, else of the table as the event was seen. A record written elsewhere names pictures
+    without saying what each shows: then every picture of the event and the two before it
+    (the tile that closed a feature comes a step or two before its score)."""
+    step = steps[-1]
+    paths, shows = _pictures_of(step)
+    if shows is not None:
+        number = next(i for i, c in enumerate(step.changes) if c is change)
+        own = [p for p, of in zip(paths, shows, strict=True) if of == number]
+        return own or [p for p, of in zip(paths, shows, strict=True) if of is None]
+    return [path for earlier in steps[-3:] for path in _pictures_of(earlier)[0]]
+
+
+def _pictures_of(step: Step) -> tuple[list[str], list[int | None] | None]:
+    """The pictures an event's meta names, and which score each shows (None: not said)."""
     meta = step.record.get("meta") or {}
     found = meta.get("evidence", [])
     paths = [found] if isinstance(found, str) else [p for p in found if isinstance(p, str)]
     shows = meta.get("evidence_of")
-    if not isinstance(shows, list) or len(shows) != len(paths):
-        return paths  # written by something else: every picture it names
-    number = next(i for i, c in enumerate(step.changes) if c is change)
-    own = [p for p, of in zip(paths, shows, strict=True) if of == number]
-    return own or [p for p, of in zip(paths, shows, strict=True) if of is None]
+    if isinstance(shows, list) and len(shows) == len(paths):
+        return paths, [s if isinstance(s, int) else None for s in shows]
+    return paths, None
 
 
 def fold(game: type[Game], journal: Sequence[Entry]) -> list[Step]:

@@ -1,4 +1,4 @@
-"""The commands of the table as a service: ``companion run``, ``doctor`` and ``calibrate``."""
+"""The commands of the table as a service: ``companion run``, ``doctor``, ``calibrate``, ``join``."""
 
 from __future__ import annotations
 
@@ -60,6 +60,32 @@ def _doctor(args: argparse.Namespace) -> int:
     return 1 if any(finding.level == FAIL for finding in findings) else 0
 
 
+def _join(args: argparse.Namespace) -> int:
+    """The table PIN and an invite a phone scans to join, from the table's state dir (where the
+    running companion keeps them), for whoever has this machine at hand."""
+    from companion.config import load_config
+    from companion.errors import UserError
+    from companion.web.join import qr_terminal
+    from companion.web.net import page_urls
+    from companion.web.pairing import Pairing
+    from companion.web.security import table_pin
+    from companion.web.server import invite_url
+
+    config = load_config(args.config)
+    if not config.state_dir.is_dir():
+        raise UserError(f"no table here yet: {config.state_dir} does not exist (start the companion first)")
+    try:
+        pin = table_pin(config.state_dir, config.web.pin)
+        link = invite_url(page_urls(config.web.host, config.web.port)[0], Pairing(config.state_dir))
+    except (OSError, ValueError) as error:
+        raise UserError(f"cannot read the table's PIN and invite in {config.state_dir}: {error}") from None
+    print(f"Table PIN: {pin}")
+    print(f"Invite (a phone that opens it joins in one tap): {link}")
+    if sys.stdout.isatty():
+        print(qr_terminal(link))
+    return 0
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from companion.cameras.base import CameraError
     from companion.cameras.settings import open_camera
@@ -97,3 +123,7 @@ def add_service_commands(commands: Any) -> None:
     )
     calibrate.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     calibrate.set_defaults(run=_calibrate)
+
+    join = commands.add_parser("join", help="show the table PIN and an invite phones scan to join")
+    join.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    join.set_defaults(run=_join)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
 from companion.games.base import RECORD_VERSION, FormatError, IllegalEvent, RecordError
+from companion.games.fields import check_object
 from companion.live.game import StaleView
 from companion.live.table import NotRecorded
 from companion.record import parse_json_text
@@ -48,22 +49,46 @@ def problem(status: int, message: str) -> Response:
     return response
 
 
+NOT_JOINED = (
+    "this phone has not joined the table, so it cannot change the game: open Join (/join) and join "
+    "with the table PIN, a player's invite, or as the first phone at the table"
+)
+
+
+def refused(error: Refused) -> Response:
+    response = problem(error.status, error.message)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def csrf_ok() -> bool:
+    expected = session.get("csrf")
+    offered = request.headers.get(CSRF_HEADER, "")
+    return isinstance(expected, str) and bool(offered) and same(offered, expected)
+
+
+def joined() -> bool:
+    """Whether this phone joined the table (its signed session carries the table's mark)."""
+    return web().pairing.is_member(session.get("joined"))
+
+
 def guarded(handler: Handler) -> Handler:
-    """Let a state-changing request through only with the page's CSRF token and the table PIN."""
+    """Let a state-changing request through only with the page's CSRF token, from a phone that
+    joined the table (or, for tools, with the table PIN in ``X-Table-PIN``)."""
 
     @wraps(handler)
     def check(*args: Any, **kwargs: Any) -> Any:
-        expected = session.get("csrf")
-        offered = request.headers.get(CSRF_HEADER, "")
-        if not isinstance(expected, str) or not offered or not same(offered, expected):
+        if not csrf_ok():
             return problem(403, f"this request lacks the page's CSRF token ({CSRF_HEADER}): reload the page")
-        try:
-            web().pins.check(request.remote_addr or "?", request.headers.get(PIN_HEADER))
-        except Refused as refused:
-            response = problem(refused.status, refused.message)
-            if refused.retry_after is not None:
-                response.headers["Retry-After"] = str(refused.retry_after)
-            return response
+        pin = request.headers.get(PIN_HEADER)
+        if pin is not None or not joined():
+            if pin is None:
+                return problem(401, NOT_JOINED)
+            try:
+                web().pins.check(request.remote_addr or "?", pin)
+            except Refused as error:
+                return refused(error)
         try:
             return handler(*args, **kwargs)
         except StaleView as stale:
@@ -302,3 +327,60 @@ def start_game() -> Response:
 def _changed(**extra: Any) -> Response:
     state = web().table.state()
     return jsonify({"ok": True, "seq": state["seq"], "scores": state.get("scores", {}), **extra})
+
+
+# --- joining the table ----------------------------------------------------------------------------
+
+
+@api.post("/join")
+def join() -> Response:
+    """A phone joins the table: ``{"pin": "..."}``, ``{"invite": "..."}`` (a player's QR code),
+    or ``{"first": true}`` (the first phone at a table nobody has joined, soon after the start);
+    ``{"leave": true}`` leaves. Needs the page's CSRF token, not the PIN."""
+    if not csrf_ok():
+        return problem(403, f"this request lacks the page's CSRF token ({CSRF_HEADER}): reload the page")
+    try:
+        ask = object_body()
+        check_object(ask, "a join", required=(), optional=("pin", "invite", "first", "leave"))
+    except FormatError as bad:
+        return problem(400, bad.reason)
+    if len(ask) != 1:
+        return problem(400, 'join with one of "pin", "invite" or "first" (or send "leave")')
+    pairing = web().pairing
+    if ask.get("leave") is True:
+        session.pop("joined", None)
+        return jsonify({"joined": False})
+    if "pin" in ask:
+        if not isinstance(ask["pin"], str):
+            return problem(400, '"pin" is the table PIN, as text')
+        try:
+            web().pins.check(request.remote_addr or "?", ask["pin"])
+        except Refused as error:
+            return refused(error)
+    elif "invite" in ask:
+        if not isinstance(ask["invite"], str):
+            return problem(400, '"invite" is the token of a player\'s invite, as text')
+        if not pairing.accepts(ask["invite"]):
+            return problem(403, "this invite is not the table's, or has expired: ask a player for a new one")
+    elif ask.get("first") is True:
+        if not pairing.first_join_open():
+            return problem(
+                403,
+                "this table already has players (or was started a while ago): join with the table "
+                "PIN or a player's invite",
+            )
+    else:
+        return problem(400, '"first" is true when it is sent')
+    session["joined"] = pairing.joined()
+    return jsonify({"joined": True})
+
+
+@api.post("/join/start-over")
+@guarded
+def start_over() -> Response:
+    """Every other phone must join again; this one stays joined. ``{}``."""
+    object_body()
+    pairing = web().pairing
+    pairing.start_over()
+    session["joined"] = pairing.joined()
+    return jsonify({"joined": True})

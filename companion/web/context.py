@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.live.table import Table
+from companion.web.pairing import Pairing
 from companion.web.security import PinGuard
 
 
@@ -14,6 +15,7 @@ from companion.web.security import PinGuard
 class WebContext:
     table: Table
     pins: PinGuard
+    pairing: Pairing = field(default_factory=lambda: Pairing(None))  # who joined the table
     join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
     host: str = "127.0.0.1"  # the address the server listens on (--host, or [web] host)
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised

@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response
 
 from companion.games.base import FormatError
 from companion.games.registry import manifest, manifests
-from companion.web.api import csrf_token, web
+from companion.web.api import csrf_token, joined, web
 from companion.web.join import qr_svg
 from companion.web.net import ALL_INTERFACES, is_loopback
 
@@ -25,6 +25,7 @@ PARTS = ("scoreboard", "timeline")
 
 def page(template: str, **values: Any) -> str:
     context = web()
+    values.setdefault("joined", joined())
     return render_template(
         template,
         state=context.table.state(),
@@ -93,14 +94,31 @@ def games() -> str:
 
 @pages.get("/join")
 def join() -> str:
+    """Joining the table: the scoreboard's address as a QR code; how this phone joins (the
+    table PIN, a player's invite, or as the first phone); and, on a phone that joined, the
+    invite and the PIN to let the others join."""
     context = web()
     url = context.join_urls[0] if context.join_urls else None
+    member = joined()
+    offered = request.args.get("invite") or ""
+    values: dict[str, Any] = {
+        "joined": member,
+        "first_join": not member and context.pairing.first_join_open(),
+        "invited": offered if offered and not member and context.pairing.accepts(offered) else None,
+        "bad_invite": bool(offered) and not member and not context.pairing.accepts(offered),
+        "pin": context.pins.pin if member else None,
+        "invite_qr": None,
+        "invite_url": None,
+    }
     if url is not None and is_loopback(url):
         # A phone that opens 127.0.0.1 opens itself: no QR to scan in vain, but why and what to do.
         # Listening everywhere and still showing loopback means no network address was found.
         reason = "no network" if context.host in ALL_INTERFACES else "this machine only"
-        return page("join.html", qr=None, unreachable=reason)
-    return page("join.html", qr=qr_svg(url) if url else None, unreachable=None)
+        return page("join.html", qr=None, unreachable=reason, **values)
+    if member and url is not None:
+        invite = f"{url.rstrip('/')}/join?invite={context.pairing.invite().token}"
+        values.update(invite_url=invite, invite_qr=qr_svg(invite))
+    return page("join.html", qr=qr_svg(url) if url else None, unreachable=None, **values)
 
 
 @pages.get("/evidence/<path:relative>")

@@ -1,7 +1,8 @@
 """Who may change the game: the table PIN, CSRF tokens, and the limit on wrong PINs.
 
 Reading is open to everyone at the table. Every request that changes something must carry the
-CSRF token of the page it came from (``X-CSRF-Token``) and the table PIN (``X-Table-PIN``).
+CSRF token of the page it came from (``X-CSRF-Token``) and come from a phone that joined the
+table (``pairing.py``), or, for tools, carry the table PIN (``X-Table-PIN``).
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ class PinGuard:
         self._clock = clock
         self._failures: dict[str, list[float]] = {}
         self._lock = threading.Lock()
+
+    @property
+    def pin(self) -> str:
+        """The table PIN, for a phone that has joined to show the others."""
+        return self._pin
 
     def _wait(self, failures: list[float], now: float) -> int:
         return int(self._window - (now - failures[0])) + 1

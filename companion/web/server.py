@@ -20,6 +20,7 @@ from companion.web.context import WebContext
 from companion.web.join import qr_terminal
 from companion.web.mdns import Advertisement
 from companion.web.net import ALL_INTERFACES, is_loopback, lan_addresses, page_urls
+from companion.web.pairing import Pairing
 from companion.web.security import PinGuard, secret_key, table_pin
 
 # Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
@@ -68,6 +69,11 @@ def bind(
         raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
 
 
+def invite_url(page: str, pairing: Pairing) -> str:
+    """The Join page's address with the table's invite: a phone that opens it joins in one tap."""
+    return f"{page.rstrip('/')}/join?invite={pairing.invite().token}"
+
+
 def phones_cannot_join(host: str) -> str:
     """Why a phone cannot open the scoreboard at a loopback address, and what to do, for the terminal."""
     if host in ALL_INTERFACES:  # listening everywhere, but no network address was found
@@ -92,8 +98,14 @@ def serve(
     except ValueError as error:
         raise UserError(str(error)) from None
     urls = page_urls(host, port)
+    pairing = Pairing(state_dir)
     context = WebContext(
-        table, PinGuard(the_pin), join_urls=urls, host=host, attachments=dict(attachments or {})
+        table,
+        PinGuard(the_pin),
+        pairing=pairing,
+        join_urls=urls,
+        host=host,
+        attachments=dict(attachments or {}),
     )
 
     def registered(name: str) -> None:
@@ -110,10 +122,12 @@ def serve(
     for url in urls[1:]:
         print(f"  also on {url}")
     print(f"Table PIN for changes and corrections: {the_pin}   (state in {state_dir})")
+    if pairing.first_join_open():
+        print("The first phone to open Join (/join) joins with one tap, then invites the others.")
     if sys.stdout.isatty() and is_loopback(urls[0]):  # a QR a phone would scan in vain: say why
         print(f"Phones cannot open {urls[0]}: {phones_cannot_join(host)}")
     elif sys.stdout.isatty():
-        print(f"Scan to join:\n{qr_terminal(urls[0])}")
+        print(f"Scan to join as a player:\n{qr_terminal(invite_url(urls[0], pairing))}")
     sys.stdout.flush()
     if advertisement:
         advertisement.start()

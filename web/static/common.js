@@ -34,42 +34,37 @@ const Companion = (() => {
     });
   }
 
-  // The PIN is asked once and kept for this tab only.
-  function pin(forget) {
-    if (forget) sessionStorage.removeItem("table-pin");
-    let value = sessionStorage.getItem("table-pin");
-    if (!value) {
-      value = window.prompt("Table PIN (printed where the companion was started):") || "";
-      if (value) sessionStorage.setItem("table-pin", value);
-    }
-    return value;
-  }
-
   // The journal entry this page was drawn from: a change made on it says so, and the companion
   // refuses it (409) if the game has moved on meanwhile, instead of changing the wrong event.
   const seq = () => Number(document.body.dataset.seq || 0);
 
   // POST a JSON body; returns the answer's JSON, or throws an Error with the server's message.
+  // A phone that has not joined the table is sent to the Join page, and comes back after.
+  async function post(path, body, extra) {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), ...extra },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json().catch(() => ({ message: `the companion answered ${response.status}` }));
+    return { response, answer };
+  }
+
   async function send(path, body) {
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      const response = await fetch(path, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          "X-CSRF-Token": csrf(),
-          "X-Table-PIN": pin(attempt > 0),
-          "X-Base-Seq": String(seq()),
-        },
-        body: JSON.stringify(body),
-      });
-      const answer = await response.json().catch(() => ({ message: `the companion answered ${response.status}` }));
-      if (response.ok) return answer;
-      if (response.status === 403 && /PIN/.test(answer.message) && attempt === 0) continue; // ask again
-      if (response.status === 401) throw new Error("The table PIN is needed to change the game (it is shown where the companion was started).");
-      if (response.status === 409 && /has changed/.test(answer.message)) throw new Error(`${answer.message}: reload the page to see the game as it is now.`);
-      throw new Error(answer.message || `error ${response.status}`);
+    const { response, answer } = await post(path, body, { "X-Base-Seq": String(seq()) });
+    if (response.ok) return answer;
+    if (response.status === 401) {
+      window.location.href = `/join?next=${encodeURIComponent(window.location.pathname + window.location.hash)}`;
+      throw new Error("This phone has not joined the table yet: join it first.");
     }
-    throw new Error("wrong table PIN");
+    if (response.status === 409 && /has changed/.test(answer.message)) throw new Error(`${answer.message}: reload the page to see the game as it is now.`);
+    throw new Error(answer.message || `error ${response.status}`);
+  }
+
+  async function join(body) {
+    const { response, answer } = await post("/api/join", body, {});
+    if (!response.ok) throw new Error(answer.message || `error ${response.status}`);
+    return answer;
   }
 
   function say(text, ok) {
@@ -121,5 +116,5 @@ const Companion = (() => {
     });
   }
 
-  return { subscribe, follow, send, say, el, signed, seq };
+  return { subscribe, follow, send, join, say, el, signed, seq };
 })();

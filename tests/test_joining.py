@@ -1,0 +1,174 @@
+"""Joining the table from a phone: the first phone with a tap, the others by a player's invite or
+the table PIN; a phone that never joined changes nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from conftest import PIN, Site, make_site, record_lines
+from flask.testing import FlaskClient
+
+from companion.web.pairing import FIRST_JOIN, INVITE_BITS, INVITE_HOURS, Pairing
+
+HEADER, EVENTS = record_lines("route-three.jsonl")
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def phone(site: Site) -> tuple[FlaskClient, str]:
+    """Another phone: its own session and CSRF token, no PIN."""
+    client = site.app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    return client, token
+
+
+def post(client: FlaskClient, token: str, path: str, body: Any) -> Any:
+    return client.post(path, data=json.dumps(body), headers={"X-CSRF-Token": token})
+
+
+def pairing_of(site: Site) -> Pairing:
+    pairing: Pairing = site.app.extensions["companion"].pairing
+    return pairing
+
+
+def test_a_phone_that_never_joined_changes_nothing(site: Site) -> None:
+    site.play("route-three.jsonl", events=2)
+    client, token = phone(site)
+    before = site.client.get("/api/state").get_json()
+    for path, body in [
+        ("/api/event", EVENTS[2]),
+        ("/api/end", {}),
+        ("/api/undo", {"reason": "no"}),
+        ("/api/corrections", {"op": "remove", "index": 1, "reason": "no"}),
+        ("/api/games?abandon=1", HEADER),
+        ("/api/join/start-over", {}),
+    ]:
+        refused = post(client, token, path, body)
+        assert refused.status_code == 401, path
+        assert "has not joined the table" in refused.get_json()["message"]
+        assert "Traceback" not in refused.get_data(as_text=True)
+    assert site.client.get("/api/state").get_json() == before
+
+
+def test_the_first_phone_joins_with_a_tap_and_then_invites_the_others(site: Site) -> None:
+    first, token = phone(site)
+    page = first.get("/join").get_data(as_text=True)
+    assert "Join as the first phone" in page and "table-pin" not in page
+    assert post(first, token, "/api/join", {"first": True}).get_json() == {"joined": True}
+    assert post(first, token, "/api/games", HEADER).status_code == 201  # no PIN asked
+    assert post(first, token, "/api/event", EVENTS[0]).status_code == 200
+    page = first.get("/join").get_data(as_text=True)
+    assert f'<b id="table-pin">{PIN}</b>' in page and 'id="invite-qr"' in page
+    invite = re.search(r"/join\?invite=([\w-]+)", page)
+    assert invite is not None
+    second, token2 = phone(site)
+    assert "Join as the first phone" not in second.get("/join").get_data(as_text=True)
+    late = post(second, token2, "/api/join", {"first": True})
+    assert late.status_code == 403 and "already has players" in late.get_json()["message"]
+    offered = second.get(f"/join?invite={invite.group(1)}").get_data(as_text=True)
+    assert "A player invited this phone" in offered
+    assert post(second, token2, "/api/join", {"invite": invite.group(1)}).status_code == 200
+    assert post(second, token2, "/api/event", EVENTS[1]).status_code == 200
+    assert site.client.get("/api/state").get_json()["events"] == 2
+
+
+def test_an_invite_not_the_tables_or_expired_is_refused(tmp_path: Path) -> None:
+    clock = Clock()
+    pairing = Pairing(tmp_path, clock=clock)
+    token = pairing.invite().token
+    assert len(token) >= INVITE_BITS // 6 and pairing.accepts(token)
+    assert not pairing.accepts(token[:-1] + ("A" if token[-1] != "A" else "B"))
+    clock.now += INVITE_HOURS * 3600 + 1
+    assert not pairing.accepts(token)
+    assert pairing.invite().token != token  # a fresh one is drawn for the next phone to scan
+
+
+def test_a_wrong_invite_on_the_page_and_in_the_api(site: Site) -> None:
+    client, token = phone(site)
+    assert "not the table's, or has expired" in client.get("/join?invite=nope").get_data(as_text=True)
+    refused = post(client, token, "/api/join", {"invite": "nope"})
+    assert refused.status_code == 403 and post(client, token, "/api/event", EVENTS[0]).status_code == 401
+
+
+def test_the_first_phone_window_closes_with_time_and_stays_closed_after_a_restart(tmp_path: Path) -> None:
+    clock = Clock()
+    assert Pairing(tmp_path, clock=clock).first_join_open()
+    clock.now += FIRST_JOIN + 1
+    assert not Pairing(tmp_path, clock=clock, started=clock.now - FIRST_JOIN - 1).first_join_open()
+    fresh = Pairing(tmp_path, clock=clock)  # a restart: the window opens again, nobody joined yet
+    assert fresh.first_join_open()
+    mark = fresh.joined()
+    again = Pairing(tmp_path, clock=clock)
+    assert not again.first_join_open() and again.is_member(mark)  # joined phones stay joined
+
+
+def test_joining_with_the_pin_is_rate_limited(site: Site) -> None:
+    client, token = phone(site)
+    for _ in range(5):
+        assert post(client, token, "/api/join", {"pin": "0000"}).status_code == 403
+    limited = post(client, token, "/api/join", {"pin": PIN})
+    assert limited.status_code == 429 and "Retry-After" in limited.headers
+    other, token2 = phone(site)
+    assert post(other, token2, "/api/join", {"pin": PIN}).status_code in (200, 429)
+
+
+def test_joining_needs_the_pages_token_and_one_way_to_join(site: Site) -> None:
+    client, token = phone(site)
+    assert client.post("/api/join", data=json.dumps({"first": True})).status_code == 403
+    for body in ({}, {"pin": PIN, "first": True}, {"first": False}, {"pin": 1234}, {"invite": 1}, []):
+        answer = post(client, token, "/api/join", body)
+        assert answer.status_code == 400, body
+    assert post(client, token, "/api/join", {"colour": "red"}).status_code == 400
+
+
+def test_starting_over_makes_every_other_phone_join_again(site: Site) -> None:
+    host, token = phone(site)
+    guest, token2 = phone(site)
+    assert post(host, token, "/api/join", {"first": True}).status_code == 200
+    assert post(guest, token2, "/api/join", {"pin": PIN}).status_code == 200
+    assert post(guest, token2, "/api/games", HEADER).status_code == 201
+    assert post(host, token, "/api/join/start-over", {}).status_code == 200
+    assert post(guest, token2, "/api/event", EVENTS[0]).status_code == 401
+    assert post(host, token, "/api/event", EVENTS[0]).status_code == 200
+    assert post(host, token, "/api/join", {"leave": True}).get_json() == {"joined": False}
+    assert post(host, token, "/api/event", EVENTS[1]).status_code == 401
+
+
+def test_phones_stay_joined_across_a_restart(tmp_path: Path) -> None:
+    site = make_site(tmp_path / "state")
+    site.app.extensions["companion"].pairing = Pairing(site.state_dir)
+    client, token = phone(site)
+    assert post(client, token, "/api/join", {"first": True}).status_code == 200
+    site.table.store.close()
+    again = make_site(tmp_path / "state")
+    again.app.extensions["companion"].pairing = Pairing(again.state_dir)
+    cookie = client.get_cookie("session")
+    assert cookie is not None
+    returning = again.app.test_client()
+    returning.set_cookie("session", cookie.value)
+    token = returning.get("/api/csrf").get_json()["token"]
+    assert post(returning, token, "/api/games", HEADER).status_code == 201
+    again.table.store.close()
+
+
+def test_companion_join_prints_the_pin_and_an_invite(tmp_path: Path, capsys: Any) -> None:
+    from companion.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'state_dir = "{tmp_path / "state"}"\n[web]\npin = "{PIN}"\n', encoding="utf-8")
+    assert main(["join", "--config", str(config)]) == 1  # no table there yet
+    assert "start the companion first" in capsys.readouterr().err
+    (tmp_path / "state").mkdir()
+    assert main(["join", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    token = Pairing(tmp_path / "state").invite().token
+    assert f"Table PIN: {PIN}" in out and f"/join?invite={token}" in out
