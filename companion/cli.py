@@ -14,15 +14,15 @@ from companion import __version__
 from companion.dice_cli import add_dice_command
 from companion.errors import UserError
 from companion.games.registry import manifest, manifests
-from companion.record import BadRecord, dump_record, parse_record, read_record, replay_lines
+from companion.record import BadRecord, dump_record, play_record, read_bytes
 from companion.replay import replay_json, scoreboard_text
 from companion.service.cli import add_service_commands
 from companion.sim.random_player import play_random
 
 
 def _replay(args: argparse.Namespace) -> int:
-    record = parse_record(sys.stdin.buffer.read()) if args.file == "-" else read_record(args.file)
-    game, lines = replay_lines(record)
+    data = sys.stdin.buffer.read() if args.file == "-" else read_bytes(args.file)
+    _, game, lines = play_record(data)
     if args.json:
         sys.stdout.write(json.dumps(replay_json(game, lines), ensure_ascii=False) + "\n")
     else:
@@ -126,7 +126,7 @@ def _demo(args: argparse.Namespace) -> int:
             not args.no_mdns,
         )
     return run_camera_demo(
-        args.fps, args.seed, args.host, args.port, args.state_dir, args.pin, not args.no_mdns
+        args.fps, args.seed, args.host, args.port, args.state_dir, args.pin, not args.no_mdns, args.fresh
     )
 
 
@@ -257,7 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1_000_000,
         help="with --enrol: the simulated box's art, a style of the unseen box art (default: 1000000)",
     )
-    _add_server_options(demo, "where the demo keeps its game (default: a temporary folder)")
+    _add_server_options(
+        demo,
+        "where the demo keeps its games (default: ~/.local/state/table-companion-demo, kept from one "
+        "run to the next; a record or --enrol: a temporary folder)",
+    )
+    demo.add_argument(
+        "--fresh", action="store_true", help="play in a new, empty store, thrown away when the demo stops"
+    )
     demo.set_defaults(run=_demo, command_parser=demo)
 
     server = commands.add_parser(

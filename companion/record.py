@@ -93,7 +93,21 @@ def _lines(data: bytes) -> Iterable[tuple[int, str]]:
 
 
 def parse_record(data: bytes | str) -> Record:
-    """Read a whole record, refusing the first bad line."""
+    """Read a whole record, refusing the first line that breaks the format (the rules are not
+    checked: ``play_record`` does both, line by line)."""
+    return _read(data, play=False)[0]
+
+
+def play_record(data: bytes | str) -> tuple[Record, Game, list[int]]:
+    """Read a record and play it through its engine line by line, refusing the first bad line,
+    whether it breaks the format or a rule; also, for each entry of the game's log, the line
+    that caused it."""
+    record, played = _read(data, play=True)
+    assert played is not None
+    return record, played[0], played[1]
+
+
+def _read(data: bytes | str, play: bool) -> tuple[Record, tuple[Game, list[int]] | None]:
     if isinstance(data, str):
         data = data.encode("utf-8")
     lines = iter(_lines(data))
@@ -106,16 +120,23 @@ def parse_record(data: bytes | str) -> Record:
     except (ValueError, RecordError) as error:
         raise BadRecord(header_line, _reason(error)) from None
 
+    engine = game(setup) if play else None
+    origins: list[int] = []
     events = []
     for number, text in lines:
         try:
             obj = parse_json_text(text)
             if isinstance(obj, dict) and "record" in obj and "event" not in obj:
                 raise ValueError("a second header: only line 1 is the header")
-            events.append((number, game.parse_event(obj)))
+            event = game.parse_event(obj)
+            if engine is not None:
+                engine.line = number
+                origins += [number] * len(engine.apply(event))
         except (ValueError, RecordError) as error:
             raise BadRecord(number, _reason(error)) from None
-    return Record(game, setup, tuple(events))
+        events.append((number, event))
+    record = Record(game, setup, tuple(events))
+    return record, (engine, origins) if engine is not None else None
 
 
 def _reason(error: Exception) -> str:
@@ -141,12 +162,16 @@ def parse_header(header: Any) -> tuple[type[Game], Setup]:
     return game, game.parse_setup(header)
 
 
-def read_record(path: str | Path) -> Record:
+def read_bytes(path: str | Path) -> bytes:
+    """A record file's bytes; an unreadable file is a ``BadRecord`` of the whole file."""
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as error:
         raise BadRecord(None, f"cannot read {path}: {error.strerror or error}") from None
-    return parse_record(data)
+
+
+def read_record(path: str | Path) -> Record:
+    return parse_record(read_bytes(path))
 
 
 def replay(record: Record, upto: int | None = None) -> Game:
@@ -161,6 +186,7 @@ def replay_lines(record: Record, upto: int | None = None) -> tuple[Game, list[in
     events = record.events if upto is None else record.events[:upto]
     for number, event in events:
         try:
+            game.line = number
             changes = game.apply(event)
         except IllegalEvent as error:
             raise BadRecord(number, error.reason) from None

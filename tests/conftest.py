@@ -85,6 +85,13 @@ def make_site(state_dir: Path, clock: Any = None) -> Site:
     return Site(app, table, client, state_dir, token)
 
 
+@pytest.fixture(autouse=True)
+def own_state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a test starts keeps its state in a folder of the test's, never in the home of
+    whoever runs the suite (the demo's games are kept in $XDG_STATE_HOME)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
     made = make_site(tmp_path / "state")

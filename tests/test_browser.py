@@ -288,10 +288,11 @@ def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> 
         with _phone_browser(tmp_path / "profile", tmp_path) as driver:
             join_the_table(driver, base)
             driver.get(f"{base}/fix")
-            form = driver.find_element("css selector", "form.tile-entry")
-            taps = 0
             _fits_the_phone(driver)
-            form.find_element("name", "at").send_keys("1, 0")
+            driver.find_element("css selector", '#enter-tile .target[data-cell="1,0"]').click()
+            driver.find_element("css selector", "#enter-tile button.describe").click()
+            form = driver.find_element("css selector", "form.tile-entry")
+            taps = 2
             for side in ("W", "E"):  # one tap each: trade route
                 form.find_element("css selector", f".side-{side} .kind-route").click()
                 taps += 1
@@ -317,5 +318,6 @@ def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> 
     assert entered["tile"] == {"features": [{"kind": "route", "edges": "EW"}]}
     assert ENTER_TILE_SHOT.stat().st_size > 5_000
     print(
-        f"\nentered a straight trade route with {taps} taps and the cell typed; screenshot: {ENTER_TILE_SHOT}"
+        f"\nentered a straight trade route with {taps} taps, the cell tapped on the board; "
+        f"screenshot: {ENTER_TILE_SHOT}"
     )

@@ -39,7 +39,7 @@ def test_scoreboard_shows_players_scores_turn_and_tiles_left(site: Site) -> None
         "4 small · 0 large left",
     ):
         assert words in html
-    assert "waiting for dice" in html  # the battle prompt
+    assert "A battle for the asteroid field: Ana rolls 2 dice" in html  # the battle prompt
     state = site.client.get("/api/state").get_json()
     assert state["turn_of"] == "Ana" and state["extras"]["tiles_left"] == 65
     assert [f["dice"] for f in state["extras"]["battle"]["fighters"]] == [2, 1, 2]
@@ -75,7 +75,7 @@ def test_feature_view_of_a_scored_domain(site: Site) -> None:
         view["picture"].startswith("<svg") and view["picture"].count("<title>") == 11
     )  # the start tile and 10 more
     html = site.client.get("/scores/4").get_data(as_text=True)
-    for words in ("Cid +12", "Tiles", "1 rebels", "Cid (large) at [1, 0]", "<svg", "2 points per tile"):
+    for words in ("Cid +12", "Tiles", "1 rebels", "Cid (large)", "<svg", "2 points per tile"):
         assert words in html
 
 
@@ -277,3 +277,29 @@ def test_the_dice_trays_show_on_the_scoreboard_and_in_the_state(site: Site) -> N
     assert '<li class="tray tray-waiting seat-red">Tray 1: Ana rolls 2 dice</li>' in page
     assert "Tray 2: a hand is over tray 2: take it away, then press its button" in page
     assert '<li class="tray tray-idle">Tray 3: free</li>' in page
+
+
+def test_the_winner_screen_and_the_past_games_name_the_winners(site: Site) -> None:
+    site.play("final-scoring.jsonl")
+    state = site.client.get("/api/state").get_json()
+    assert state["finished"] and state["winners"]
+    page = site.client.get("/").get_data(as_text=True)
+    winner = state["winners"][0]
+    assert 'id="winner"' in page and f"{winner} wins" in page and 'id="turn"' not in page
+    for name, parts in state["breakdown"].items():
+        total = sum(points for _, points in parts)
+        assert total == state["scores"][name]  # the breakdown adds up
+        for what, points in parts:
+            assert f"{what} {points}" in page
+    assert "final scoring" in {what for parts in state["breakdown"].values() for what, _ in parts}
+    games = site.client.get("/games").get_data(as_text=True)
+    assert f"{winner} {state['scores'][winner]} <b>won</b>" in games
+
+
+def test_whose_turn_is_loud_and_the_last_score_in_words(site: Site) -> None:
+    site.play("route-three.jsonl", events=5)
+    page = site.client.get("/").get_data(as_text=True)
+    state = site.client.get("/api/state").get_json()
+    assert f'<p class="whose">{state["turn_of"]}\'s turn</p>' in page
+    assert 'id="just-scored"' in page and state["log"][-1]["reason"] in page
+    assert "[" not in site.client.get("/timeline").get_data(as_text=True).split('id="timeline"')[1]

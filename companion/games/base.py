@@ -217,6 +217,9 @@ class Game(ABC):
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
+        # The record line of the event being applied, when the caller knows it (replay, the live
+        # game): a game whose contract names lines in its messages or its log reads it here.
+        self.line: int | None = None
 
     @abstractmethod
     def apply(self, event: Any) -> list[ScoreChange]:
@@ -268,6 +271,11 @@ class Game(ABC):
         except IllegalEvent as error:
             return error.reason
         return None
+
+    def entry_view(self) -> dict[str, Any]:
+        """What the game's entry forms need now beyond the moment (a board to tap, the tiles of
+        the box), for its ``fix.html`` partial; worked out only for that page."""
+        return {}
 
     def score_view(self, change: ScoreChange) -> dict[str, Any]:
         """What the game adds to a score's page beyond the change itself (JSON for its partial)."""

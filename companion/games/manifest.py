@@ -72,6 +72,11 @@ class Manifest:
     # pawns wins". None: the highest score wins.
     won_by: str | None = None
     score_word: str = "points"  # what a score counts, for a person: "points", "pawns placed"
+    # each log entry's kind in words, for a player's breakdown ("route": "trade routes")
+    score_kinds: Mapping[str, str] = field(default_factory=dict)
+    # the game ends with the shared ``{"event": "end"}`` (the setup page's "End the game"); False
+    # when its own end says more (who drew from an empty deck) and its pages enter it
+    end_button: bool = True
     simulator: Callable[[], SimulatorKit] | None = None
     reader: Callable[[], ReaderMaker] | None = None  # the table reader: camera and trays to events
     pages: Callable[[], Blueprint] | None = None  # the game's own pages beyond its partials
@@ -112,4 +117,5 @@ class Manifest:
             "score_word": self.score_word,
             "events": list(self.events),
             "setup": dict(self.setup_defaults),
+            "end_button": self.end_button,
         }

@@ -10,7 +10,7 @@ then shown.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,7 @@ class LiveGame:
         """
         self._check_base(base)
         event = self.game_type.parse_event(record_event)
+        self.engine.line = record_line(len(self.steps))
         changes = self.engine.apply(event)  # an illegal event raises and changes nothing
         record = self.game_type.event_to_json(event)
         kept = pictures(changes) if pictures is not None and changes else Kept([], [])
@@ -176,6 +177,7 @@ class LiveGame:
             "score_word": about.score_word,
             **self.engine.moment().to_json(),
             "scores": self.engine.scores(),
+            "breakdown": breakdown(self.engine, about.score_kinds),
             "log": list(self._log_entries().values()),
             "game_id": self.game_id,
             "seq": self.seq,
@@ -252,6 +254,9 @@ class LiveGame:
     def _describe(self, record: dict[str, Any]) -> str:
         return self.engine.describe(self.game_type.parse_event(record))
 
+    def entry_view(self) -> dict[str, Any]:
+        return self.engine.entry_view()
+
     def score_view(self, index: int) -> dict[str, Any] | None:
         """Everything behind one score: what was counted, the rule, the dice, the picture."""
         if not 0 <= index < len(self.engine.log):
@@ -276,6 +281,26 @@ class LiveGame:
             "extras": self.engine.score_view(change),
         }
         return view
+
+
+FINAL = "final scoring"
+
+
+def breakdown(engine: Game, kinds: Mapping[str, str]) -> dict[str, list[list[Any]]]:
+    """Each player's points by what scored them, in words, in the order first scored; final
+    scoring on its own line: what the winner screen lists."""
+    by_player: dict[str, dict[str, int]] = {p.name: {} for p in engine.setup.players}
+    for change in engine.log:
+        if change.player is None or change.player not in by_player:
+            continue
+        what = FINAL if change.final else kinds.get(change.kind, change.kind)
+        parts = by_player[change.player]
+        parts[what] = parts.get(what, 0) + change.points
+    # a kind that came to nothing (a tie, a meal) says nothing of how a player scored
+    return {
+        name: [[what, points] for what, points in parts.items() if points]
+        for name, parts in by_player.items()
+    }
 
 
 def _without_meta(record: dict[str, Any]) -> dict[str, Any]:
@@ -334,11 +359,18 @@ def apply_correction(game: type[Game], steps: list[Step], entry: Entry) -> None:
         steps.insert(index, Step(game.parse_event(record), record, entry.seq, entry.at, correction=note))
 
 
+def record_line(index: int) -> int:
+    """The line of the game's record (``record_text``) that holds its event number ``index``
+    (from 0): the header is line 1."""
+    return index + 2
+
+
 def replay_steps(game: type[Game], setup: Setup, steps: Sequence[Step]) -> Game:
     """A fresh engine fed with ``steps``; each step is given the score changes it caused."""
     engine = game(setup)
     for number, step in enumerate(steps, start=1):
         try:
+            engine.line = record_line(number - 1)
             step.changes = list(engine.apply(step.event))
         except IllegalEvent as error:
             raise IllegalEvent(

@@ -55,6 +55,7 @@ class Table:
         self.evidence: EvidenceSource | None = None
         self.keeper = EvidenceKeeper(store)
         self._storage_problem: str | None = None  # why the last change could not be stored
+        self._results: dict[tuple[int, int], dict[str, Any]] = {}  # by (game, journal entries)
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -199,6 +200,10 @@ class Table:
         with self._lock:
             return self.live.timeline() if self.live else []
 
+    def entry_view(self) -> dict[str, Any]:
+        with self._lock:
+            return self.live.entry_view() if self.live else {}
+
     def score_view(self, index: int) -> dict[str, Any] | None:
         with self._lock:
             return self.live.score_view(index) if self.live else None
@@ -213,3 +218,20 @@ class Table:
 
     def games(self) -> list[GameRow]:
         return self.store.games()
+
+    def results(self) -> list[dict[str, Any]]:
+        """Every game, newest first, with its scores and winners as its journal stands (a game
+        left unfinished has none); each worked out once for as long as its journal is unchanged."""
+        results = []
+        for row in self.store.games():
+            key = (row.id, row.entries)
+            if key not in self._results:
+                try:
+                    with self._lock:
+                        engine = self._open(row.id).engine
+                    self._results[key] = {"scores": engine.scores(), "winners": engine.winners()}
+                except Exception:  # a game whose game is no longer here: listed without scores
+                    LOG.exception("game %s could not be replayed for the list of games", row.id)
+                    self._results[key] = {"scores": {}, "winners": []}
+            results.append({"row": row, **self._results[key]})
+        return results

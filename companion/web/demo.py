@@ -7,6 +7,7 @@ games in a state directory of its own (a temporary one unless given), never in t
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -94,16 +95,38 @@ def _serve_demo(
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def demo_state_dir() -> Path:
+    """Where the camera demo keeps its games from one run to the next:
+    $XDG_STATE_HOME/table-companion-demo (~/.local/state/table-companion-demo without it)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "table-companion-demo"
+
+
 def run_camera_demo(
-    fps: float, seed: int, host: str, port: int, state_dir: str | None, pin: str | None, mdns: bool
+    fps: float,
+    seed: int,
+    host: str,
+    port: int,
+    state_dir: str | None,
+    pin: str | None,
+    mdns: bool,
+    fresh: bool = False,
 ) -> int:
-    """``companion run`` over the simulated table: one game, read frame by frame by the pipeline."""
+    """``companion run`` over the simulated table: one game, read frame by frame by the pipeline.
+    Its games are kept from one run to the next (in ``demo_state_dir()`` unless given a state
+    dir), and each run plays the next simulated game; ``fresh`` plays in a store of its own
+    that goes when the demo stops."""
     from companion.cameras.settings import camera_settings
     from companion.config import Config, WebSettings
     from companion.service.run import run_table
 
     camera = camera_settings({"source": "simulator", "fps": fps})  # refused before anything is made
-    folder = Path(state_dir) if state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    temporary = fresh and not state_dir
+    if temporary:
+        folder = Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    else:
+        folder = Path(state_dir) if state_dir else demo_state_dir()
+        seed += played_before(folder)  # the next game night, not the same game again
     config = Config(
         state_dir=folder, web=WebSettings(host=host, port=port, pin=pin, mdns=mdns), camera=camera
     )
@@ -118,8 +141,19 @@ def run_camera_demo(
             ),
         )
     finally:
-        if not state_dir:
+        if temporary:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def played_before(folder: Path) -> int:
+    """How many games a state dir already keeps."""
+    if not (folder / "games.sqlite3").is_file():
+        return 0
+    store = GameStore(folder)
+    try:
+        return len(store.games())
+    finally:
+        store.close()
 
 
 def show_box(idle: IdleReader, frames: Iterator[np.ndarray], stop: threading.Event) -> None:

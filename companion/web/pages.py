@@ -75,12 +75,13 @@ def setup() -> str:
         abort(404, error.reason)
     fewest, most = chosen.players
     rows = max(fewest, min(3, most))  # three rows to start with, where the game allows
-    return page("setup.html", games=games, chosen=chosen, rows=rows)
+    under_way = manifest(live.setup.game) if live is not None else None
+    return page("setup.html", games=games, chosen=chosen, rows=rows, under_way=under_way)
 
 
 @pages.get("/fix")
 def fix() -> str:
-    return page("fix.html", events=web().table.events())
+    return page("fix.html", events=web().table.events(), entry=web().table.entry_view())
 
 
 @pages.get("/games")
@@ -88,7 +89,7 @@ def games() -> str:
     live = web().table.live
     titles = {m.name: m.title for m in manifests()}
     return page(
-        "games.html", games=web().table.games(), titles=titles, current=live.game_id if live else None
+        "games.html", games=web().table.results(), titles=titles, current=live.game_id if live else None
     )
 
 

@@ -101,6 +101,11 @@ const Companion = (() => {
     subscribe(async (state) => {
       const key = JSON.stringify([state.seq, state.prompts, state.camera, state.trays, state.source]);
       if (key === shown) return;
+      const drawn = holder.querySelector("[data-seq]");
+      if (shown === null && drawn && Number(drawn.dataset.seq) === state.seq) {
+        shown = key; // the first state is the one the page was drawn from: nothing to draw again
+        return;
+      }
       shown = key;
       const question = ++asked;
       const response = await fetch(`/parts/${name}`, { cache: "no-store" }).catch(() => null);
@@ -110,8 +115,8 @@ const Companion = (() => {
       const before = remember ? remember() : null;
       holder.innerHTML = html;
       localTimes(holder);
-      const drawn = holder.querySelector("[data-seq]");
-      if (drawn) document.body.dataset.seq = drawn.dataset.seq;
+      const now = holder.querySelector("[data-seq]");
+      if (now) document.body.dataset.seq = now.dataset.seq;
       if (after) after(before);
     });
   }

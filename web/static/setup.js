@@ -25,13 +25,15 @@
     }
   });
 
-  // A game's own options (its setup partial): inputs named "option:KEY", read as JSON where
-  // they say data-json, else as text; an empty one is left out.
-  function options() {
+  // A game's own options: inputs named "option:KEY" (its setup partial: the header's keys) or
+  // "player:KEY" (its setup_player partial, in each player's row), read as JSON where they say
+  // data-json, else as text; an empty one is left out.
+  function options(within, prefix, skip) {
     const found = {};
-    for (const input of form.querySelectorAll("[name^='option:']")) {
+    for (const input of within.querySelectorAll(`[name^='${prefix}']`)) {
+      if (skip && skip.contains(input)) continue;
       if (input.type === "radio" && !input.checked) continue;
-      const key = input.name.slice("option:".length);
+      const key = input.name.slice(prefix.length);
       const text = input.value.trim();
       if (!text) continue;
       found[key] = input.dataset.json !== undefined ? JSON.parse(text) : text;
@@ -41,15 +43,15 @@
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const players = [...list.querySelectorAll(".player-row")].map((row) => {
-      const player = { name: row.querySelector("input[name=name]").value.trim() };
-      const colour = row.querySelector("[name=color]");
-      if (colour && colour.value.trim()) player.color = colour.value.trim();
-      return player;
-    });
     let header;
     try {
-      header = { game: form.dataset.game, variant: form.variant.value, players, ...options() };
+      const players = [...list.querySelectorAll(".player-row")].map((row) => {
+        const player = { name: row.querySelector("input[name=name]").value.trim() };
+        const colour = row.querySelector("[name=color]");
+        if (colour && colour.value.trim()) player.color = colour.value.trim();
+        return { ...player, ...options(row, "player:") };
+      });
+      header = { game: form.dataset.game, variant: form.variant.value, players, ...options(form, "option:", list) };
     } catch (error) {
       return say(`An option is not valid JSON: ${error.message}`);
     }

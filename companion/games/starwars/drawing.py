@@ -175,16 +175,42 @@ def _tile(cell: Cell, tile: Tile, meeples: Sequence[tuple[int, str, str]], faded
     return _el("g", {**attrs, "data-cell": f"{cell[0]},{cell[1]}"}, "".join(parts))
 
 
+TARGET_FILL, TARGET_EDGE = "#fff4d6", "#f2b705"
+SPOT_FILL, SPOT_EDGE = "#ffffff", "#f2b705"
+SPOT_R = 0.11
+
+
+def _target(cell: Cell, c: int) -> str:
+    """An empty cell a tile may go in, for a finger: dashed, and named by ``data-cell``."""
+    rect: Attrs = {"x": cell[0] * c + 2, "y": cell[1] * c + 2, "width": c - 4, "height": c - 4}
+    rect |= {"fill": TARGET_FILL, "stroke": TARGET_EDGE, "stroke-width": 2, "stroke-dasharray": "6 4"}
+    return _el("g", {"class": "target", "data-cell": f"{cell[0]},{cell[1]}"}, _el("rect", rect))
+
+
+def _spot(cell: Cell, feature: str, where: tuple[float, float], c: int) -> str:
+    """Where a meeple may go, for a finger: a ring on the tile, named by cell and feature."""
+    cx, cy = (cell[0] + 0.5 + where[0]) * c, (cell[1] + 0.5 + where[1]) * c
+    ring: Attrs = {"cx": cx, "cy": cy, "r": SPOT_R * c, "fill": SPOT_FILL, "fill-opacity": "0.8"}
+    ring |= {"stroke": SPOT_EDGE, "stroke-width": 0.05 * c}
+    attrs: Attrs = {"class": "spot", "data-at": f"{cell[0]},{cell[1]}", "data-feature": feature}
+    return _el("g", attrs, _el("circle", ring))
+
+
 def board_svg(
     tiles: Mapping[Cell, Tile],
     meeples: Sequence[tuple[Cell, int, str, str]] = (),
     highlight: Collection[Cell] = (),
     cell_px: int = 60,
+    targets: Collection[Cell] = (),
+    spots: Sequence[tuple[Cell, str, tuple[float, float]]] = (),
 ) -> str:
-    """The board as a standalone SVG document; tiles outside a non-empty `highlight` are faded."""
+    """The board as a standalone SVG document; tiles outside a non-empty `highlight` are faded.
+    ``targets``: empty cells drawn for a finger to choose; ``spots``: rings where a meeple may
+    go (cell, the record's feature, where on the tile in tile widths from its centre)."""
     cells = sorted(tiles, key=lambda cell: (cell[1], cell[0]))
-    if cells:
-        xs, ys = [x for x, _ in cells], [y for _, y in cells]
+    shown = cells + sorted(targets, key=lambda cell: (cell[1], cell[0]))
+    if shown:
+        xs, ys = [x for x, _ in shown], [y for _, y in shown]
         box = (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
     else:
         box = (0, 0, 1, 1)
@@ -198,6 +224,8 @@ def board_svg(
         _tile(cell, tiles[cell], by_cell.get(cell, []), bool(highlight) and cell not in highlight, cell_px)
         for cell in cells
     )
+    body += "".join(_target(cell, cell_px) for cell in targets if cell not in tiles)
+    body += "".join(_spot(cell, feature, where, cell_px) for cell, feature, where in spots)
     root: Attrs = {"xmlns": "http://www.w3.org/2000/svg", "viewBox": " ".join(_num(v) for v in view)}
     root |= {"width": "100%", "font-family": "sans-serif", "role": "img"}
     return _el("svg", root, body or "<g/>") + "\n"

@@ -18,6 +18,7 @@ from typing import Any
 from companion.games.base import Cell, Game, IllegalEvent, Moment, PlayerMoment, ScoreChange, Setup, leaders
 from companion.games.shared_events import adjust_reason, describe_shared
 from companion.games.starwars import events as ev
+from companion.games.starwars import words
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
 from companion.games.starwars.drawing import board_svg
@@ -507,6 +508,15 @@ class StarWarsGame(Game):
             events.append(ev.GameEnded())
         return events
 
+    def current_tile(self) -> Cell:
+        """The cell of the tile placed this turn (the start tile's before any other)."""
+        return self._current if self._current is not None else (0, 0)
+
+    def entry_view(self) -> dict[str, Any]:
+        from companion.games.starwars.entry import entry_view
+
+        return entry_view(self)
+
     def pending_battle(self) -> Battle | None:
         """The battle the next roll events are for, if any. Read it, do not change it: while the
         turn has not closed yet this is a preview built for the question."""
@@ -534,15 +544,9 @@ class StarWarsGame(Game):
         return board_svg(self.board.tiles, meeples, highlight)
 
     def describe(self, event: ev.Event) -> str:
-        if isinstance(event, ev.TilePlaced):
-            who = "The start tile" if event.player is None else f"{event.player} placed a tile"
-            return f"{who} at {list(event.at)}: {event.tile.describe()}"
-        if isinstance(event, ev.MeeplePlaced):
-            where = "the planet" if event.feature == PLANET else f"side {event.feature}"
-            return f"{event.player} put a {event.size} meeple on {where} of the tile at {list(event.at)}"
-        if isinstance(event, ev.DiceRolled):
-            return f"{event.player} rolled {', '.join(map(str, event.dice))}"
-        return describe_shared(event)
+        if isinstance(event, ev.ScoreAdjusted | ev.GameEnded):
+            return describe_shared(event)
+        return words.describe(event, self.board)
 
     def winners(self) -> list[str]:
         """The highest score wins; players (in ``teams``, teams) tied for it share the win."""
@@ -551,7 +555,7 @@ class StarWarsGame(Game):
     def moment(self) -> Moment:
         scores = self.scores()
         battle = self._battle_or_pending()
-        prompts = (self._battle_text(battle),) if battle is not None else ()
+        prompts = (words.battle_words(battle),) if battle is not None else ()
         players = []
         extra_players = []
         for player in self.players:

@@ -60,5 +60,12 @@ MANIFEST = Manifest(
     pages=_pages,
     commands=_commands,
     models="starwars",
+    score_kinds={
+        "route": "trade routes",
+        "asteroid": "asteroid fields",
+        "planet": "planets",
+        "battle": "battles",
+        "adjust": "corrected by hand",
+    },
     sim_flags={"catalog-ids": "write tiles as catalog ids with a rotation, not inline"},
 )

@@ -163,7 +163,7 @@ class StarWarsReaderMaker:
     ) -> Iterator[np.ndarray]:
         from companion.games.starwars.sim.table_games import SimulatedGames
 
-        played = SimulatedGames(table, fps, first_seed, games)
+        played = SimulatedGames(table, fps, first_seed, games, people=True)
         if self.dice is None:
             self.dice = played  # no trays: the simulated table's own rolls
         return played.frames()

@@ -17,6 +17,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
 from companion.games.starwars.setup import COLOURS
+from companion.games.starwars.sim.people import meeple_choice, placement_weight
 from companion.games.starwars.tiles import OFFSETS, PLANET, Tile
 
 NAMES = ("Ana", "Ben", "Cid", "Dee", "Eli")
@@ -64,8 +65,10 @@ def simulate_game(
     bounds: tuple[int, int, int, int] | None = None,
     tiles: int | None = None,
     planet_room: int | None = None,
+    people: bool = False,
 ) -> SimulatedGame:
-    """Play one whole random legal game.
+    """Play one whole random legal game (with ``people``: players who play as people do,
+    ``people.py``; the same seed gives another game than without).
 
     ``meeple_chance`` is how often a player who may place a meeple does so. With
     ``catalog_ids`` tiles are written as catalog ids with a rotation; otherwise inline, as the
@@ -102,6 +105,11 @@ def simulate_game(
             discarded += 1  # the rules: put it back in the box and draw another
             continue
         weights = [_snugness(game, cell) for cell, _, _ in options]
+        if people:
+            weights = [
+                placement_weight(game, game.next_player, cell, lying, weight)
+                for (cell, _, lying), weight in zip(options, weights, strict=True)
+            ]
         cell, quarter_turns, lying = rng.choices(options, weights)[0]
         if catalog_ids:
             play(TilePlaced(game.next_player, cell, lying, entry.id, quarter_turns))
@@ -110,7 +118,11 @@ def simulate_game(
         meeples = game.legal_meeples()
         if planet_room is not None:
             meeples = [m for m in meeples if m.feature != PLANET or _on_planet(game, m.at) < planet_room]
-        if meeples and rng.random() < meeple_chance:
+        if people:
+            chosen = meeple_choice(game, meeples, rng)
+            if chosen is not None:
+                play(chosen)
+        elif meeples and rng.random() < meeple_chance:
             play(rng.choice(meeples))
         while (battle := game.pending_battle()) is not None:
             fighter = battle.waiting_for()[0]

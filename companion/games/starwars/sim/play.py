@@ -66,7 +66,7 @@ class GameRead:
 
 
 def simulated_game(
-    seed: int, players: int = 3, tiles: int | None = None, meeple_chance: float = 0.6
+    seed: int, players: int = 3, tiles: int | None = None, meeple_chance: float = 0.6, people: bool = False
 ) -> SimulatedGame:
     # the table shows two meeples on a planet (PLANET_SPOTS); a third would stand on one of them
     return simulate_game(
@@ -76,6 +76,7 @@ def simulated_game(
         bounds=MAT_BOUNDS,
         tiles=tiles,
         planet_room=len(PLANET_SPOTS),
+        people=people,
     )
 
 

@@ -36,6 +36,7 @@ class SimulatedGames:
         tiles: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        people: bool = False,
     ) -> None:
         """``games``: how many to play (None: without end); ``tiles``: each game stops after so
         many (None: the whole game). ``fps`` paces the frames as a camera would; 0 gives them as
@@ -44,6 +45,7 @@ class SimulatedGames:
         self.first_seed = first_seed
         self.games = games
         self.tiles = tiles
+        self.people = people  # players who play as people do (the demo), not at random
         # paced as a live camera delivers frames (0: as fast as they are asked for)
         self._pace = Pace(fps or 1.0, fps > 0, clock, sleep)
         self.dice = SimDice()  # the current game's rolls, as the trays would report them
@@ -68,7 +70,7 @@ class SimulatedGames:
     def frames(self) -> Iterator[np.ndarray]:
         seed = self.first_seed
         while self.games is None or self.played < self.games:
-            truth = simulated_game(seed, tiles=self.tiles)
+            truth = simulated_game(seed, tiles=self.tiles, people=self.people)
             simulated = SimulatedTable(
                 truth, style=10_000 + seed % 100, camera_seed=500_000 + seed, seed=seed
             )
