@@ -167,9 +167,7 @@ def test_a_correction_that_breaks_the_rules_changes_nothing(site: Site) -> None:
     before = (site.client.get("/api/state").get_json(), site.client.get("/api/timeline").get_json())
     bad = site.post("/api/corrections", {"op": "remove", "index": 0, "reason": "no start tile"})
     assert bad.status_code == 422
-    assert bad.get_json()["message"].startswith(
-        "event 1 (Ana placed a tile: an Empire planet) would break"
-    )
+    assert bad.get_json()["message"].startswith("event 1 (Ana placed a tile: an Empire planet) would break")
     assert (site.client.get("/api/state").get_json(), site.client.get("/api/timeline").get_json()) == before
 
 
