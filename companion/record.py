@@ -58,12 +58,16 @@ def _finite(text: str) -> float:
     return number
 
 
+# Made once: json.loads with these hooks makes a new decoder for every line it reads.
+_STRICT = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants, parse_float=_finite
+)
+
+
 def parse_json_text(text: str) -> Any:
     """One JSON value read strictly: no duplicate keys, no NaN, no lone surrogates; ValueError."""
     try:
-        value = json.loads(
-            text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants, parse_float=_finite
-        )
+        value = _STRICT.decode(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:

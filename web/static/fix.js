@@ -5,11 +5,14 @@
 (() => {
   const { send, say, seq } = Companion;
 
-  // data-as: "numbers" reads "3 5" or "1, -2" as [3, 5]; "number" one number; else the text.
+  // data-as: "numbers" reads "3 5" or "1, -2" as [3, 5]; "number" one number; "words" reads
+  // "knight, cap" as ["knight", "cap"]; "json" the text as JSON; else the text.
   function value(input) {
     const text = input.value.trim();
     if (input.dataset.as === "numbers") return text.split(/[\s,]+/).filter(Boolean).map(Number);
     if (input.dataset.as === "number") return Number(text);
+    if (input.dataset.as === "words") return text.split(/[\s,]+/).filter(Boolean);
+    if (input.dataset.as === "json") return JSON.parse(text);
     return input.value;
   }
 
