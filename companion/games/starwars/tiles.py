@@ -2,6 +2,10 @@
 
 A tile is written as it lies on the table (records.md, "inline tile"). Sides are numbered
 N=0, E=1, S=2, W=3; a clockwise quarter turn moves a feature on side i to side i+1.
+
+Star Wars is one configuration of the Carcassonne core (``companion.games.carcassonne``): one
+part per side, so a part's number is its side's, and every side must show what its neighbour
+shows there (open space, a trade route or an asteroid field).
 """
 
 from __future__ import annotations
@@ -11,11 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.games.base import Cell, FormatError
+from companion.games.carcassonne import tiles as core
+from companion.games.carcassonne.geometry import OFFSETS as OFFSETS
+from companion.games.carcassonne.geometry import SIDES as SIDES
+from companion.games.carcassonne.geometry import neighbour as neighbour
+from companion.games.carcassonne.geometry import opposite as opposite
+from companion.games.carcassonne.rules import TileRules
 from companion.games.fields import check_object, get_list, get_str, json_type
 
-SIDES = "NESW"
-# y grows to the south, so north is one row up.
-OFFSETS: tuple[Cell, ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
 # The 8 cells around a planet, in reading order (north row west to east, then W, E, south row).
 AROUND: tuple[Cell, ...] = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
 
@@ -30,14 +37,8 @@ SPACE, ROUTE_SIDE, ASTEROID_SIDE = 0, 1, 2
 SIDE_KIND_NAMES = ("open space", "trade route", "asteroid field")
 KIND_LABELS = {ROUTE: "trade route", ASTEROID: "asteroid field", PLANET: "planet"}
 
-
-def opposite(side: int) -> int:
-    return (side + 2) % 4
-
-
-def neighbour(cell: Cell, side: int) -> Cell:
-    dx, dy = OFFSETS[side]
-    return (cell[0] + dx, cell[1] + dy)
+# One part per side, checked whole: a side touched by nothing shows open space (0).
+RULES = TileRules(part_names=tuple(SIDES), kinds=KINDS, fit=({ROUTE: ROUTE_SIDE, ASTEROID: ASTEROID_SIDE},))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,17 @@ class Feature:
     kind: str
     sides: tuple[int, ...]  # ascending side numbers; empty for a planet
     symbols: tuple[str, ...] = ()  # sorted, so equal features compare equal
+
+    @property
+    def parts(self) -> tuple[int, ...]:
+        return self.sides  # one part per side, numbered as the side
+
+    @property
+    def counts(self) -> tuple[tuple[str, int], ...]:
+        return tuple([(symbol, 1) for symbol in self.symbols]) if self.symbols else ()
+
+    def with_parts(self, parts: tuple[int, ...]) -> Feature:
+        return Feature(self.kind, parts, self.symbols)
 
     @property
     def edges(self) -> str:
@@ -63,52 +75,40 @@ class Feature:
         return obj
 
 
-def _feature_order(feature: Feature) -> tuple[int, str, tuple[int, ...], tuple[str, ...]]:
-    first_side = feature.sides[0] if feature.sides else 4
-    return (first_side, feature.kind, feature.sides, feature.symbols)
-
-
 @dataclass(frozen=True, slots=True)
-class Tile:
+class Tile(core.Tile[Feature]):
     """A tile as it lies. Features are kept in a canonical order so equal tiles compare equal."""
 
-    features: tuple[Feature, ...]
-    side_kinds: tuple[int, int, int, int] = field(init=False, compare=False, repr=False)
-    side_feature: tuple[int, int, int, int] = field(init=False, compare=False, repr=False)
+    rules = RULES
     planet_index: int | None = field(init=False, compare=False, repr=False)  # the planet feature
 
     def __post_init__(self) -> None:
-        features = tuple(sorted(self.features, key=_feature_order))
-        kinds = [SPACE] * 4
-        owner = [-1] * 4
+        # Named, not super(): slotted dataclasses are rebuilt, which breaks the bare form.
+        core.Tile.__post_init__(self)
+        # The last planet (a tile has at most one); features touching no side sort last.
+        features = self.features
         planet = None
-        for index, feature in enumerate(features):
-            if feature.kind == PLANET:
+        for index in range(len(features) - 1, -1, -1):
+            if features[index].kind == PLANET:
                 planet = index
-            for side in feature.sides:
-                owner[side] = index
-                kinds[side] = ROUTE_SIDE if feature.kind == ROUTE else ASTEROID_SIDE
-        object.__setattr__(self, "features", features)
-        object.__setattr__(self, "side_kinds", tuple(kinds))
-        object.__setattr__(self, "side_feature", tuple(owner))
+                break
         object.__setattr__(self, "planet_index", planet)
 
-    def rotated(self, quarter_turns: int) -> Tile:
-        quarter_turns %= 4
-        if quarter_turns == 0:
-            return self
-        return Tile(tuple(f.rotated(quarter_turns) for f in self.features))
+    @staticmethod
+    def feature_order(feature: Any) -> tuple[int, str, tuple[int, ...], tuple[str, ...]]:
+        first_side = feature.sides[0] if feature.sides else 4
+        return (first_side, feature.kind, feature.sides, feature.symbols)
 
-    def distinct_rotations(self) -> list[tuple[int, Tile]]:
-        """Each way the tile can lie, once: a straight route looks the same turned twice."""
-        seen: list[Tile] = []
-        result = []
-        for quarter_turns in range(4):
-            turned = self.rotated(quarter_turns)
-            if turned not in seen:
-                seen.append(turned)
-                result.append((quarter_turns, turned))
-        return result
+    @property
+    def side_kinds(self) -> tuple[int, int, int, int]:
+        """What each side shows (SPACE, ROUTE_SIDE, ASTEROID_SIDE): the core's packed faces,
+        which for one part per side are exactly these."""
+        return self.faces
+
+    @property
+    def side_feature(self) -> tuple[int, ...]:
+        """The feature touching each side (-1: none)."""
+        return self.part_feature
 
     def to_json(self) -> dict[str, Any]:
         return {"features": [f.to_json() for f in self.features]}
