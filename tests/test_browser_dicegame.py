@@ -130,6 +130,11 @@ def test_two_turns_played_on_the_phone_a_closed_city_and_three_knights_kept(tmp_
             )
             board = driver.find_element("id", "players").text
             assert "Last turn: closed city of 3 dice = 1" in board and "41 to 42" in board
+            # the city is the table, drawn once below the players: the 3 dice that scored outlined
+            city = driver.find_element("css selector", "#board .dg-board")
+            assert city.find_element("tag name", "h2").text.lower() == "ana's city, last turn"
+            assert len(city.find_elements("css selector", ".dg-die.dg-scored")) == 3
+            assert not driver.find_elements("css selector", "#players .dg-city")
             _fits_the_phone(driver)
             closed = _shot(driver, "closed-city")
 

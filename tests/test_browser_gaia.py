@@ -25,6 +25,7 @@ from test_browser import (
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
+    from selenium.webdriver.remote.webelement import WebElement
 
 SHOTS = REPO / "build" / "screenshots"
 RECORD = Path(__file__).parent / "records" / "gaia" / "cover-to-one.jsonl"
@@ -49,6 +50,22 @@ def tap(driver: WebDriver, css: str) -> None:
 def choose(driver: WebDriver, name: str, value: str) -> None:
     """A chip: the radio input is hidden, its label is what a finger taps."""
     tap(driver, f"label:has(> input[name='{name}'][value='{value}'])")
+
+
+def deal(driver: WebDriver, row: WebElement, hand: str) -> None:
+    """Choose a player's starting hand in that player's row, as a phone's list picker does
+    (open the list, tap the choice): the choice made, then input and change."""
+    select = row.find_element("css selector", "select[name='player:hand']")
+    driver.execute_script(
+        """const [select, text] = arguments;
+        select.scrollIntoView({block: 'center'});
+        const option = [...select.options].find((o) => o.text.trim() === text);
+        if (!option) throw new Error(`no choice ${text}`);
+        select.value = option.value;
+        for (const kind of ['input', 'change']) select.dispatchEvent(new Event(kind, {bubbles: true}));""",
+        select,
+        hand,
+    )
 
 
 def shot(driver: WebDriver, name: str) -> Path:
@@ -96,13 +113,14 @@ def test_a_few_turns_of_gaia_are_played_on_the_phone(tmp_path: Path) -> None:
         rows[0].find_element("name", "name").send_keys("Ana")
         rows[1].find_element("name", "name").send_keys("Ben")
         rows[2].find_element("css selector", "button.remove").click()
-        tap(driver, "button.gaia-more[data-kind='nature']")
+        for row in rows[:2]:  # each player's own row: the cards dealt to that player
+            deal(driver, row, "3 Nature, 1 Life")
         # the second objective offered is swapped for one showing a swamp and a desert
         tap(driver, ".gaia-objective-list li:nth-child(2) button")
         tap(driver, "button.gaia-objective-card[data-card='swamp']")
         tap(driver, "button.gaia-objective-card[data-card='desert']")
         tap(driver, "button.gaia-objective-add")
-        taps += 7  # a row removed, a Nature card more, an objective swapped, and the start below
+        taps += 10  # a row removed, two hands chosen, an objective swapped, and the start below
         listed = [li.text for li in driver.find_elements("css selector", ".gaia-objective-list li")]
         assert listed == ["O1: plains, forest, mountain, swamp remove", "O2: swamp, desert remove"]
         _fits_the_phone(driver)
@@ -183,7 +201,7 @@ def test_a_few_turns_of_gaia_are_played_on_the_phone(tmp_path: Path) -> None:
         assert seen["seq"] == str(seq)
         ana = driver.find_element("css selector", "li.player[data-player='Ana'] .meeples").text
         assert ana.endswith("1 placed · 5 left")
-        city = driver.find_element("css selector", ".gaia-land [data-at='1,0'] .gaia-city")
+        city = driver.find_element("css selector", "#board .gaia-board .gaia-land [data-at='1,0'] .gaia-city")
         assert len(city.find_elements("css selector", ".gaia-need.met")) == 2
         assert len(city.find_elements("css selector", ".pawn.pawn-yellow")) == 1
         _fits_the_phone(driver)

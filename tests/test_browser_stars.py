@@ -269,10 +269,12 @@ def _the_year_is_over(phone: Phone, base: str) -> list[Path]:
     phone.driver.get(f"{base}/")
     _wait("the live scoreboard", lambda: phone.driver.find_element("id", "live").text, lambda t: t == "live")
     _fits_the_phone(phone.driver)
-    grids = phone.driver.find_elements("css selector", "#players .stars-grid")
+    # the stations are the table, drawn once below the players' lines
+    assert not phone.driver.find_elements("css selector", "#players .stars-grid")
+    grids = phone.driver.find_elements("css selector", "#board .stars-board .stars-grid")
     assert [g.get_attribute("data-player") for g in grids] == ["Sandra", "Tomás"]
     cells = phone.driver.find_elements(
-        "css selector", "#players .stars-grid[data-player='Sandra'] .stars-cell"
+        "css selector", "#board .stars-board .stars-grid[data-player='Sandra'] .stars-cell"
     )
     assert len(cells) == 5  # main reactor, 3 cards, 1 power reactor
     return [SHOTS / "stars-entry-phone.png", phone.shot("scoreboard-phone")]

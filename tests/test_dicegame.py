@@ -16,6 +16,8 @@ import pytest
 
 from companion.cli import main
 from companion.games.dicegame.engine import DiceGame
+from companion.games.dicegame.scoring import RULES
+from companion.games.registry import manifest
 from companion.record import dump_record, parse_record, read_record, replay
 from companion.replay import replay_json
 
@@ -213,7 +215,7 @@ BAD: list[tuple[str, str, int, str]] = [
         "contract: after a win only end",
         text(ANA_BEN, roll("Ana", *["catapult"] * 9), roll("Ben", *NINE)),
         3,
-        "the game is over: Ana won with 9 catapults in turn 1; only 'end' may follow",
+        "the game is over: Ana won at line 2; only 'end' may follow",
     ),
     (
         "city meets white",
@@ -381,12 +383,33 @@ def test_the_contracts_examples_are_given_word_for_word(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The cases named "contract: ..." above print exactly the contract's example line."""
-    exact = {c[0]: (c[2], c[3]) for c in BAD if c[0].startswith("contract:") and "win" not in c[0]}
+    exact = {c[0]: (c[2], c[3]) for c in BAD if c[0].startswith("contract:")}
     for name, (line, reason) in exact.items():
         path = tmp_path / "bad.jsonl"
         path.write_text(next(c[1] for c in BAD if c[0] == name), encoding="utf-8")
         assert main(["replay", str(path)]) == 1
         assert capsys.readouterr().err == f"line {line}: {reason}\n"
+
+
+def test_an_event_after_a_win_names_the_winning_line_as_the_contract_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The contract's own example, word for word: reach-42 (Ana wins on her last score) with 11
+    blank lines after the header, which are counted, so that the win is line 63; then Ben rolls."""
+    reach = Path(__file__).parent / "records" / "dicegame" / "reach-42.jsonl"
+    lines = reach.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([lines[0], *[""] * 11, *lines[1:], json.dumps(roll("Ben", *NINE))]) + "\n")
+    assert main(["replay", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "line 64: the game is over: Ana won at line 63; only 'end' may follow\n"
+    # a hand correction may follow the win (line 64): the line named is still the win's
+    fixed = {"event": "adjust", "player": "Ben", "points": 1, "reason": "a miscount"}
+    events = [*lines[1:], json.dumps(fixed), json.dumps(roll("Ben", *NINE))]
+    path.write_text("\n".join([lines[0], *[""] * 11, *events]) + "\n")
+    assert main(["replay", str(path)]) == 1
+    assert capsys.readouterr().err == "line 65: the game is over: Ana won at line 63; only 'end' may follow\n"
 
 
 def test_simulate_writes_a_record_that_replays_to_the_same_end(
@@ -434,3 +457,14 @@ def test_the_quick_reading_of_well_formed_events_is_the_strict_one() -> None:
         {"event": "roll", "player": "Ana", "dice": ["cap", 3]},
     ]
     assert [_well_formed(obj) for obj in odd] == [None] * len(odd)
+
+
+def test_the_manifest_names_every_kind_of_score_in_words() -> None:
+    """The winner screen's breakdown says what scored in words ("cities 42"): every kind the
+    engine writes has its rule, and every one of them its words, as has each kind in the logs."""
+    kinds = manifest("dicegame").score_kinds
+    assert set(kinds) == set(RULES)
+    assert all(words and words != kind for kind, words in kinds.items())
+    logged = {entry.kind for path in RECORDS for entry in replay(read_record(path)).log}
+    assert logged == {"city", "knight", "catapults"} and logged <= set(kinds)
+    assert manifest("dicegame").end_button  # the contract's end is a bare {"event": "end"}

@@ -50,6 +50,44 @@ def test_after_a_turn_the_scoreboard_shows_its_city_and_score(site: Site) -> Non
     assert "City 1: 6 dice, closed" in page and "The largest closed city has 6 dice." in page
     assert page.count("dg-scored") == 6
     assert "Turn 2 · Ben's turn" in page and "9 dice to throw" in page
+    assert "Ana's city, last turn" in board_of(page)
+
+
+def board_of(page: str) -> str:
+    """What the scoreboard draws between the players and the latest scores: the game's table."""
+    return page.split('id="players"', 1)[1].split("</ol>", 1)[1].split('aria-label="Latest scores"', 1)[0]
+
+
+def test_the_city_is_drawn_once_below_the_players_with_the_style_in_the_head(site: Site) -> None:
+    start(site, example(7), faces=READING1)
+    page = site.client.get("/").get_data(as_text=True)
+    players = page.split('id="players"', 1)[1].split("</ol>", 1)[0]
+    assert "dg-city" not in players and "Roll 2 of 3" in players  # the turn's facts stay in its line
+    board = board_of(page)
+    assert board.count('class="dg-city"') == 1 and board.count('class="dg-die"') == 5
+    assert "Ana's city" in board
+    head = page.split("</head>", 1)[0]
+    assert '<link rel="stylesheet" href="/games/dicegame/static/dicegame.css">' in head
+    assert page.count("dicegame.css") == 1
+    for path in ("/fix", "/timeline", "/setup?game=dicegame"):
+        html = site.client.get(path).get_data(as_text=True)
+        assert html.count("dicegame.css") == 1 and "dicegame.css" in html.split("</head>", 1)[0], path
+
+
+def test_the_winner_screen_says_how_each_player_scored_and_the_game_ends_from_setup(site: Site) -> None:
+    path = Path(__file__).parent / "records" / "dicegame" / "reach-42.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    setup = site.client.get("/setup").get_data(as_text=True)
+    assert 'id="end-game"' not in setup  # no game yet
+    start(site, [json.loads(line) for line in lines[1:4]], faces=READING1)
+    assert 'id="end-game"' in site.client.get("/setup").get_data(as_text=True)  # a bare "end" ends it
+    fixed = {"event": "adjust", "player": "Ben", "points": 2, "reason": "a miscount"}
+    for event in [*(json.loads(line) for line in lines[4:]), fixed]:
+        assert site.post("/api/event", event).status_code == 200
+    state = site.client.get("/api/state").get_json()
+    assert state["breakdown"] == {"Ana": [["cities", 42]], "Ben": [["cities", 36], ["corrected by hand", 2]]}
+    winner = site.client.get("/").get_data(as_text=True).split('id="winner"', 1)[1].split("</section>", 1)[0]
+    assert "cities 42" in winner and "cities 36 · corrected by hand 2" in winner
 
 
 def test_a_kept_knight_is_shown_beside_its_holder(site: Site) -> None:
@@ -60,6 +98,21 @@ def test_a_kept_knight_is_shown_beside_its_holder(site: Site) -> None:
     page = site.client.get("/").get_data(as_text=True)
     ana = page[page.index('data-player="Ana"') : page.index('data-player="Ben"')]
     assert "holds a kept knight" in ana and "8 dice to throw" in page
+
+
+def test_an_event_after_a_win_names_the_line_of_the_win_in_the_games_record(site: Site) -> None:
+    start(site, [roll("Ana", *NINE), score("Ana"), roll("Ben", *["catapult"] * 9)])
+    refused = site.post("/api/event", roll("Ana", *NINE))
+    assert refused.status_code == 422
+    assert refused.get_json()["message"] == "the game is over: Ben won at line 4; only 'end' may follow"
+    record = site.client.get("/api/record").get_data(as_text=True).splitlines()
+    assert json.loads(record[3])["dice"] == ["catapult"] * 9  # line 4: Ben's roll
+    # an event inserted before it moves the win to line 5, and the refusal says so
+    fixed = {"event": "adjust", "player": "Ana", "points": 1, "reason": "a miscount"}
+    inserted = site.post("/api/corrections", {"op": "insert", "index": 0, "event": fixed, "reason": "a test"})
+    assert inserted.status_code == 200, inserted.get_json()
+    again = site.post("/api/event", roll("Ana", *NINE))
+    assert again.get_json()["message"] == "the game is over: Ben won at line 5; only 'end' may follow"
 
 
 def test_the_fix_page_offers_the_dice_in_taps(site: Site) -> None:
@@ -105,6 +158,7 @@ def test_a_score_page_shows_the_turns_breakdown(site: Site) -> None:
     assert "The city of turn 1" in page and page.count("dg-scored") == 6
     assert "6 dice, closed" in page and "Catapults thrown (passed on)</dt><dd>2" in page
     assert "Only the dice of the largest closed city count" in page
+    assert page.count("dicegame.css") == 1 and "dicegame.css" in page.split("</head>", 1)[0]
 
 
 def test_setup_writes_the_faces_table_into_the_record(site: Site) -> None:

@@ -215,10 +215,8 @@ def test_nine_catapults_in_one_turn_win_at_once() -> None:
         game.log[-1].kind == "catapults"
         and game.log[-1].reason == "9 catapults in one turn: wins at once = 0"
     )
-    assert (
-        game.check(Rolled("Ben", FILLER))
-        == "the game is over: Ana won with 9 catapults in turn 3; only 'end' may follow"
-    )
+    # the winning roll is the record's line 7 (the header is line 1)
+    assert game.check(Rolled("Ben", FILLER)) == "the game is over: Ana won at line 7; only 'end' may follow"
     assert game.check(GameEnded()) is None
     # 8 over two turns do not win
     game = play(ANA_BEN, roll("Ana", *["catapult"] * 8, "knight"), score("Ana"))
@@ -236,13 +234,22 @@ def test_42_points_win_and_the_game_stops_there() -> None:
     )
     assert game.finished and game.winners() == ["Ana"] and game.scores() == {"Ana": 42, "Ben": 0}
     assert game.moment().turn_of is None and game.moment().phase == "game over"
-    assert (
-        game.check(Rolled("Ben", FILLER))
-        == "the game is over: Ana won with 42 points in turn 1; only 'end' may follow"
-    )
+    assert game.check(Rolled("Ben", FILLER)) == "the game is over: Ana won at line 7; only 'end' may follow"
     # a hand correction alone does not end the game: only a score does
     game = play(ANA_BEN, adjust("Ana", 50))
     assert not game.finished
+
+
+def test_a_win_names_its_line_and_an_engine_fed_without_lines_names_the_turn() -> None:
+    """Replay and the live game set the line of each event; the win keeps the line it came on,
+    whatever line is applied after. A simulation feeds the engine without lines."""
+    game = play(ANA_BEN, roll("Ana", *["catapult"] * 9), {"event": "end"})
+    assert game.line == 3 and game.won_how == "Ana won at line 2"
+    fed = DiceGame(DiceGame.parse_setup(ANA_BEN))
+    fed.apply(DiceGame.parse_event(roll("Ana", *["catapult"] * 9)))
+    assert fed.check(Rolled("Ben", FILLER)) == (
+        "the game is over: Ana won with 9 catapults in turn 1; only 'end' may follow"
+    )
 
 
 def test_end_drops_the_turn_under_way_and_names_no_winner() -> None:

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from companion.cli import main
+from companion.games.gaia.effects import RULES
 from companion.games.gaia.engine import GaiaGame
+from companion.games.registry import manifest
 from companion.record import dump_record, read_record, replay_lines
 from companion.replay import replay_json
 
@@ -675,3 +677,15 @@ def test_the_contracts_example_messages_word_for_word(
     assert refused(tmp_path, capsys, lines) == (
         "line 14: Yara must first feed the city at [0,1] (animals next to it at [1,1])"
     )
+
+
+def test_the_manifest_names_every_kind_of_score_in_words() -> None:
+    """The winner screen's breakdown says what placed the pawns in words: every kind the engine
+    writes has its rule, and every one of them its words, as has each kind in the logs."""
+    about = manifest("gaia")
+    assert set(about.score_kinds) == set(RULES)
+    assert all(words and words != kind for kind, words in about.score_kinds.items())
+    logged = {entry.kind for path in GOOD for entry in replay_lines(read_record(path))[0].log}
+    assert logged == set(RULES) - {"adjust"}
+    # its "end" names a player and a deck: the setup page's bare "end" cannot end it
+    assert about.end_button is False and about.to_json()["end_button"] is False

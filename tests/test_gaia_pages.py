@@ -61,6 +61,15 @@ def test_the_scoreboard_draws_the_land_the_pawns_and_what_is_owed(site: Site) ->
     assert "0 placed · 6 left" in yara and yara.count("pawn pawn-yellow left") == 6
     assert "Objectives: O1 (plains, forest, mountain, swamp) open" in html
     assert page(site, "/parts/scoreboard").count("gaia-cell terrain-") == 9
+    # the land is drawn once, on its own below the players and above the latest scores; the
+    # style is the page's, in its head
+    summary = html.split('id="summary"', 1)[1].split("</p>", 1)[0]
+    assert "gaia-land" not in summary
+    after_players = html.split('id="players"', 1)[1].split("</ol>", 1)[1]
+    board = after_players.split('aria-label="Latest scores"', 1)[0]
+    assert board.count('class="gaia-land"') == 1 and len(re.findall(r'class="gaia-cell terrain-', board)) == 9
+    assert html.count('href="/games/gaia/static/gaia.css"') == 1
+    assert 'href="/games/gaia/static/gaia.css"' in html.split("</head>", 1)[0]
 
 
 def test_the_feeding_due_is_named_before_the_turn(site: Site) -> None:
@@ -122,8 +131,33 @@ def test_setup_offers_the_hands_and_the_objectives(site: Site) -> None:
     html = page(site, "/setup?game=gaia")
     assert "The first to place all their pawns wins" in html
     assert 'name="option:objectives" data-json' in html
-    assert html.count('class="gaia-objective-card"') == 6 and 'output data-kind="nature">2<' in html
+    assert html.count('class="gaia-objective-card"') == 6
     assert '<input type="radio" name="variant" value="advanced">' in html
+    assert '<link rel="stylesheet" href="/games/gaia/static/gaia.css">' in html.split("</head>", 1)[0]
+    # each player's row deals that player's hand, read by the setup page as JSON: every hand of
+    # 6 cards at most, 2 Nature and 1 Life to start with
+    rows = html.split('class="player-row"')[1:]
+    assert len(rows) == 3
+    for row in rows:
+        assert row.count('<select name="player:hand" data-json') == 1
+        hands = [json.loads(v) for v in re.findall(r"<option value='([^']+)'", row)]
+        assert len(hands) == 28 and all(h["nature"] + h["life"] <= 6 for h in hands)
+        assert list(hands[0]) == ["nature", "life"]  # written as the contract writes it
+        chosen = re.findall(r"<option value='([^']+)' selected>([^<]+)<", row)
+        assert [(json.loads(v), text) for v, text in chosen] == [
+            ({"nature": 2, "life": 1}, "2 Nature, 1 Life")
+        ]
+    # the common setup page sends the header: Gaia's script no longer starts the game itself
+    script = site.client.get("/games/gaia/static/gaia-setup.js").get_data(as_text=True)
+    assert "submit" not in script and "/api/games" not in script
+
+
+def test_the_setup_page_ends_gaia_on_the_fix_page_not_with_the_common_button(site: Site) -> None:
+    start(site, "deck-out-tie-clockwise", 14)
+    html = page(site, "/setup")
+    assert 'id="end-game"' not in html
+    assert 'The game ends by its own rules: enter its end on <a href="/fix">Fix</a>.' in html
+    assert "No Life card is left: end the game" in page(site, "/fix")
 
 
 def test_a_game_started_with_hands_and_ended_by_an_empty_deck(site: Site) -> None:
@@ -134,6 +168,14 @@ def test_a_game_started_with_hands_and_ended_by_an_empty_deck(site: Site) -> Non
     state = site.client.get("/api/state").get_json()
     assert state["finished"] and state["winners"] == ["Cleo"]
     assert "Cleo wins" in page(site, "/")
+    # the winner screen says in words what placed each player's pawns
+    assert state["breakdown"] == {
+        "Ana": [],
+        "Ben": [["pawns on cities laid", 1]],
+        "Cleo": [["pawns on cities laid", 1]],
+    }
+    winner = page(site, "/").split('id="winner"', 1)[1].split("</section>", 1)[0]
+    assert winner.count("pawns on cities laid 1") == 2 and "nothing scored" in winner
     record = site.client.get("/api/record").get_data(as_text=True).splitlines()
     assert json.loads(record[0])["players"][2]["hand"] == {"nature": 1, "life": 1}
 

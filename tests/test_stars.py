@@ -18,9 +18,11 @@ import pytest
 
 from companion.cli import main
 from companion.games.base import IllegalEvent, Setup
+from companion.games.registry import manifest
 from companion.games.stars import events as ev
 from companion.games.stars.engine import StarsGame
 from companion.games.stars.legal import Draw, payments
+from companion.games.stars.scoring import RULES
 from companion.games.stars.sim import made_up, made_up_cards, simulator_kit
 from companion.record import dump_record, parse_record, read_record, replay
 from companion.replay import replay_json
@@ -452,3 +454,15 @@ def test_describe_tells_each_event_alone() -> None:
         "Ana removed the card at [1, 0] (beyond its MAX)",
         "Objective Charter counted by hand: Ana 2, Ben 0",
     ]
+
+
+def test_the_manifest_names_every_kind_of_score_in_words() -> None:
+    """The winner screen's breakdown says what scored in words ("locations built 16"): every
+    kind the engine writes has its rule, and every one of them its words, as has each kind in
+    the logs."""
+    about = manifest("stars")
+    assert set(about.score_kinds) == set(RULES)
+    assert all(words and words != kind for kind, words in about.score_kinds.items())
+    logged = {entry.kind for path in RECORDS for entry in replay(read_record(path)).log}
+    assert logged == set(RULES) - {"adjust"}
+    assert about.end_button  # the contract's end is a bare {"event": "end"}: final scoring

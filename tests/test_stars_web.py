@@ -41,8 +41,21 @@ def test_the_scoreboard_draws_every_station_as_a_grid_of_cards(stars_site: Site)
         assert "19 credits · 2 cubes · 0 locations · 0 reactors" in html
         # the hologram at [1, 1] sits in the grid's second column and row
         assert re.search(r'style="grid-column: 2; grid-row: 2" data-at="1,1"', html)
-    assert "/games/stars/static/stars.css" in page(stars_site, "/")
     assert stars_site.client.get("/games/stars/static/stars.css").status_code == 200
+    # the stations are the table: drawn once, below the players' lines and above the latest
+    # scores, each under its player's name; the style is in the page's head
+    html = page(stars_site, "/")
+    players = html.split('id="players"', 1)[1].split("</ol>", 1)[0]
+    assert "stars-grid" not in players and "6 credits · 1 cube" in players
+    board = html.split('id="players"', 1)[1].split("</ol>", 1)[1].split('aria-label="Latest scores"', 1)[0]
+    assert re.findall(r'<h3>([^<]+)</h3>\s*<div class="stars-grid" [^>]*data-player="([^"]+)"', board) == [
+        ("Sandra", "Sandra"),
+        ("Tomás", "Tomás"),
+    ]
+    head = html.split("</head>", 1)[0]
+    assert '<link rel="stylesheet" href="/games/stars/static/stars.css">' in head
+    for path in ("/", "/fix", "/scores/2", "/timeline", "/setup?game=stars"):
+        assert page(stars_site, path).count("stars.css") == 1, path
 
 
 def test_the_fix_page_enters_an_action_in_taps(stars_site: Site) -> None:
@@ -166,10 +179,20 @@ def test_the_last_counts_and_the_end_are_entered_on_the_phone(stars_site: Site) 
     for event in events[77:79]:
         assert stars_site.post("/api/event", event).status_code == 200
     assert 'id="stars-end"' in page(stars_site, "/fix")
+    # the setup page's "End the game" ends it too: a bare "end" is the game's own
+    assert 'id="end-game"' in page(stars_site, "/setup")
     assert stars_site.post("/api/end", {}).status_code == 200
     state = stars_site.client.get("/api/state").get_json()
     assert state["finished"] and state["winners"] == ["Ben"]
     assert "Ben wins" in page(stars_site, "/")
+    # the winner screen: what was built and counted by hand in words, then the final scoring
+    assert state["breakdown"]["Ben"] == [
+        ["locations built", 2],
+        ["abilities counted by hand", 3],
+        ["final scoring", 39],
+    ]
+    winner = page(stars_site, "/").split('id="winner"', 1)[1].split("</section>", 1)[0]
+    assert "locations built 2 · abilities counted by hand 3 · final scoring 39" in winner
 
 
 def test_a_scores_page_shows_what_was_counted_and_the_station(stars_site: Site) -> None:

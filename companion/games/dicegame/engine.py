@@ -99,7 +99,8 @@ class DiceGame(Game):
         self.turns_begun = 0
         self.next_seat = 0  # whose turn comes next when none is under way
         self.winner: str | None = None
-        self.won_how = ""  # "Ana won with 44 points in turn 31", for what is refused after a win
+        # "Ana won at line 63", for what is refused after a win (the contract's words)
+        self.won_how = ""
         self.stopped = False  # an "end" came
         self._log: list[ScoreChange] = []
         self.layouts: dict[int, tuple[LaidDie, ...]] = {}  # each ended turn's city, by turn number
@@ -280,8 +281,7 @@ class DiceGame(Game):
         turn.tray = [face for face in event.dice if face != CATAPULT]
         if turn.catapults >= CATAPULTS_TO_WIN:
             self._end_turn(turn, 0, CATAPULTS_REASON, "catapults")
-            self.winner = turn.player
-            self.won_how = f"{turn.player} won with {CATAPULTS_TO_WIN} catapults in turn {turn.number}"
+            self._win(turn, f"with {CATAPULTS_TO_WIN} catapults")
 
     def _set_aside(self, event: ev.SetAside) -> None:
         turn = self.turn
@@ -311,8 +311,17 @@ class DiceGame(Game):
         result = score_turn(best, len(turn.laid), turn.double)
         self._end_turn(turn, result.points, result.reason, "city", found, best.dice if best else None)
         if self.points[turn.player] >= GOAL:
-            self.winner = turn.player
-            self.won_how = f"{turn.player} won with {self.points[turn.player]} points in turn {turn.number}"
+            self._win(turn, f"with {self.points[turn.player]} points")
+
+    def _win(self, turn: Turn, how: str) -> None:
+        """``turn``'s player wins. The line of the winning event is kept now, for every event
+        refused after it (replay and the live game set ``line`` before each event they apply);
+        an engine fed without lines (a simulation) names the turn instead."""
+        self.winner = turn.player
+        if self.line is not None:
+            self.won_how = f"{turn.player} won at line {self.line}"
+        else:
+            self.won_how = f"{turn.player} won {how} in turn {turn.number}"
 
     def _end_turn(
         self,

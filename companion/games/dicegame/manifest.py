@@ -41,6 +41,14 @@ MANIFEST = Manifest(
     package="companion.games.dicegame",
     engine=_engine,
     simulator=_simulator,
+    # the log's kinds in words, for the winner screen (a keep and the catapult win score 0, so
+    # only cities and corrections show there; every kind is named all the same)
+    score_kinds={
+        "city": "cities",
+        "knight": "knights kept",
+        "catapults": "9 catapults",
+        "adjust": "corrected by hand",
+    },
     # the phone's setup writes the faces table into the record in full (templates/setup.html)
     setup_defaults={"faces": _default_faces()},
 )

@@ -35,6 +35,20 @@ MANIFEST = Manifest(
     won_by="the first to place all their pawns wins; when a deck runs out, most pawns placed wins",
     score_word="pawns placed",
     simulator=_simulator,
+    # the log's kinds in words, for the winner screen's breakdown of pawns placed (a removed city
+    # belongs to no one; a meal and the end change no score, and are named all the same)
+    score_kinds={
+        "city": "pawns on cities laid",
+        "pawn": "pawns on cities raised",
+        "objective": "objectives",
+        "return": "pawns sent home",
+        "removed": "cities removed",
+        "eaten": "animals eaten",
+        "end": "the end",
+        "adjust": "corrected by hand",
+    },
+    # its "end" names who wanted a card and which deck ran out: the fix page enters it
+    end_button=False,
     log_lines=True,
     # the objectives laid face up, as the phone's setup form starts them (players change them)
     setup_defaults={

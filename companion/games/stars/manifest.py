@@ -52,5 +52,16 @@ MANIFEST = Manifest(
     score_word="VP",
     simulator=_simulator,
     pages=_pages,
+    # the log's kinds in words (the winner screen lists the kinds of the final scoring together)
+    score_kinds={
+        "build": "locations built",
+        "ability": "abilities counted by hand",
+        "remove": "cards removed beyond MAX",
+        "objective": "objectives",
+        "delayed": "delayed abilities",
+        "reactors": "empty power reactors",
+        "credits": "credits left",
+        "adjust": "corrected by hand",
+    },
     setup_defaults=_setup_defaults(),
 )
