@@ -59,6 +59,23 @@ def test_a_phone_that_never_joined_changes_nothing(site: Site) -> None:
     assert site.client.get("/api/state").get_json() == before
 
 
+def test_every_route_that_changes_something_asks_for_a_joined_phone(site: Site) -> None:
+    client, token = phone(site)
+    open_to_all = {"/api/join"}  # how a phone joins
+    changing = sorted(
+        {
+            rule.rule
+            for rule in site.app.url_map.iter_rules()
+            if rule.methods and {"POST", "PUT", "PATCH", "DELETE"} & rule.methods and not rule.arguments
+        }
+        - open_to_all
+    )
+    assert "/api/event" in changing and "/api/join/start-over" in changing
+    for path in changing:
+        answer = post(client, token, path, {})
+        assert answer.status_code == 401, path
+
+
 def test_the_first_phone_joins_with_a_tap_and_then_invites_the_others(site: Site) -> None:
     first, token = phone(site)
     page = first.get("/join").get_data(as_text=True)
@@ -99,16 +116,30 @@ def test_a_wrong_invite_on_the_page_and_in_the_api(site: Site) -> None:
     assert refused.status_code == 403 and post(client, token, "/api/event", EVENTS[0]).status_code == 401
 
 
-def test_the_first_phone_window_closes_with_time_and_stays_closed_after_a_restart(tmp_path: Path) -> None:
-    clock = Clock()
-    assert Pairing(tmp_path, clock=clock).first_join_open()
-    clock.now += FIRST_JOIN + 1
-    assert not Pairing(tmp_path, clock=clock, started=clock.now - FIRST_JOIN - 1).first_join_open()
-    fresh = Pairing(tmp_path, clock=clock)  # a restart: the window opens again, nobody joined yet
-    assert fresh.first_join_open()
-    mark = fresh.joined()
-    again = Pairing(tmp_path, clock=clock)
+def test_the_first_phone_window_closes_with_uptime_and_stays_closed_once_someone_joined(
+    tmp_path: Path,
+) -> None:
+    uptime, wall = Clock(), Clock()
+    pairing = Pairing(tmp_path, clock=wall, uptime=uptime)
+    assert pairing.first_join_open()
+    wall.now += 10 * FIRST_JOIN  # the Pi sets its clock after boot: the window stays open
+    assert pairing.first_join_open()
+    uptime.now += FIRST_JOIN + 1
+    assert not pairing.first_join_open() and pairing.claim_first() is None
+    fresh = Pairing(tmp_path, clock=wall, uptime=uptime)  # a restart: open again, nobody joined
+    mark = fresh.claim_first()
+    assert mark is not None and fresh.claim_first() is None  # only one phone gets in this way
+    again = Pairing(tmp_path, clock=wall, uptime=uptime)
     assert not again.first_join_open() and again.is_member(mark)  # joined phones stay joined
+
+
+def test_companion_join_reads_the_pairing_without_writing_it(tmp_path: Path) -> None:
+    reader = Pairing(tmp_path, writable=False)
+    assert not (tmp_path / "pairing.json").exists() and reader.invite().token
+    Pairing(tmp_path).invite()
+    saved = (tmp_path / "pairing.json").read_bytes()
+    Pairing(tmp_path, writable=False).invite()
+    assert (tmp_path / "pairing.json").read_bytes() == saved
 
 
 def test_joining_with_the_pin_is_rate_limited(site: Site) -> None:
@@ -117,8 +148,12 @@ def test_joining_with_the_pin_is_rate_limited(site: Site) -> None:
         assert post(client, token, "/api/join", {"pin": "0000"}).status_code == 403
     limited = post(client, token, "/api/join", {"pin": PIN})
     assert limited.status_code == 429 and "Retry-After" in limited.headers
-    other, token2 = phone(site)
-    assert post(other, token2, "/api/join", {"pin": PIN}).status_code in (200, 429)
+    same_address, token2 = phone(site)  # the limit is per address: the same one waits too
+    assert post(same_address, token2, "/api/join", {"pin": PIN}).status_code == 429
+    other = site.app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "192.0.2.7"
+    token3 = other.get("/api/csrf").get_json()["token"]
+    assert post(other, token3, "/api/join", {"pin": PIN}).status_code == 200
 
 
 def test_joining_needs_the_pages_token_and_one_way_to_join(site: Site) -> None:
@@ -168,7 +203,29 @@ def test_companion_join_prints_the_pin_and_an_invite(tmp_path: Path, capsys: Any
     assert main(["join", "--config", str(config)]) == 1  # no table there yet
     assert "start the companion first" in capsys.readouterr().err
     (tmp_path / "state").mkdir()
+    assert main(["join", "--config", str(config)]) == 1  # the companion never ran here
+    assert "start the companion first" in capsys.readouterr().err
+    Pairing(tmp_path / "state")  # what the service does when it starts
     assert main(["join", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     token = Pairing(tmp_path / "state").invite().token
     assert f"Table PIN: {PIN}" in out and f"/join?invite={token}" in out
+
+
+def test_starting_over_draws_a_pin_the_companion_made_again(tmp_path: Path) -> None:
+    from companion.web.security import new_table_pin, table_pin
+
+    site = make_site(tmp_path / "state")
+    context = site.app.extensions["companion"]
+    old = table_pin(site.state_dir)
+    context.pins.pin = old
+    context.pin_drawn = lambda: new_table_pin(site.state_dir)
+    host, token = phone(site)
+    assert post(host, token, "/api/join", {"first": True}).status_code == 200
+    assert post(host, token, "/api/join/start-over", {}).status_code == 200
+    new = context.pins.pin
+    assert new != old and table_pin(site.state_dir) == new  # kept for the next restart
+    guest, token2 = phone(site)
+    assert post(guest, token2, "/api/join", {"pin": old}).status_code == 403
+    assert post(guest, token2, "/api/join", {"pin": new}).status_code == 200
+    site.table.store.close()

@@ -67,16 +67,18 @@ def _join(args: argparse.Namespace) -> int:
     from companion.errors import UserError
     from companion.web.join import qr_terminal
     from companion.web.net import page_urls
-    from companion.web.pairing import Pairing
+    from companion.web.pairing import PAIRING_FILE, Pairing
     from companion.web.security import table_pin
     from companion.web.server import invite_url
 
     config = load_config(args.config)
-    if not config.state_dir.is_dir():
-        raise UserError(f"no table here yet: {config.state_dir} does not exist (start the companion first)")
+    if not (config.state_dir / PAIRING_FILE).is_file():
+        # the running companion draws the invite; one drawn here would not be the table's
+        raise UserError(f"no table here yet: nothing in {config.state_dir} (start the companion first)")
     try:
         pin = table_pin(config.state_dir, config.web.pin)
-        link = invite_url(page_urls(config.web.host, config.web.port)[0], Pairing(config.state_dir))
+        pairing = Pairing(config.state_dir, writable=False)  # the service's file, read only
+        link = invite_url(page_urls(config.web.host, config.web.port)[0], pairing)
     except (OSError, ValueError) as error:
         raise UserError(f"cannot read the table's PIN and invite in {config.state_dir}: {error}") from None
     print(f"Table PIN: {pin}")

@@ -363,12 +363,15 @@ def join() -> Response:
         if not pairing.accepts(ask["invite"]):
             return problem(403, "this invite is not the table's, or has expired: ask a player for a new one")
     elif ask.get("first") is True:
-        if not pairing.first_join_open():
+        mark = pairing.claim_first()
+        if mark is None:
             return problem(
                 403,
                 "this table already has players (or was started a while ago): join with the table "
                 "PIN or a player's invite",
             )
+        session["joined"] = mark
+        return jsonify({"joined": True})
     else:
         return problem(400, '"first" is true when it is sent')
     session["joined"] = pairing.joined()
@@ -378,9 +381,14 @@ def join() -> Response:
 @api.post("/join/start-over")
 @guarded
 def start_over() -> Response:
-    """Every other phone must join again; this one stays joined. ``{}``."""
+    """Every other phone must join again; this one stays joined. ``{}``. A PIN the companion
+    made (not one set in its config) is drawn again too: every joined phone could read the old
+    one."""
     object_body()
-    pairing = web().pairing
+    context = web()
+    pairing = context.pairing
     pairing.start_over()
+    if context.pin_drawn is not None:
+        context.pins.pin = context.pin_drawn()
     session["joined"] = pairing.joined()
     return jsonify({"joined": True})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,8 @@ class WebContext:
     join_urls: list[str] = field(default_factory=list)  # where phones open the scoreboard
     host: str = "127.0.0.1"  # the address the server listens on (--host, or [web] host)
     mdns_name: str | None = None  # e.g. "table-companion.local", when advertised
+    # draws a new PIN when every phone must join again; None when the PIN is set in the config
+    pin_drawn: Callable[[], str] | None = None
     # what the games' own pages need from the running table (Star Wars' enrolment), by name
     attachments: dict[str, Any] = field(default_factory=dict)
     max_streams: int = 40  # live scoreboards at once; each holds one server thread

@@ -48,22 +48,33 @@ class Pairing:
         clock: Callable[[], float] = time.time,
         started: float | None = None,
         first_join: float = FIRST_JOIN,
+        uptime: Callable[[], float] = time.monotonic,
+        writable: bool = True,
     ) -> None:
+        """``clock`` dates the invite (it must outlive a restart); ``uptime`` times the first-phone
+        window from the start (a clock that jumps when the Pi sets its time must not close it).
+        ``writable`` False reads the table's pairing without ever writing it (``companion join``,
+        run by another user than the service's)."""
         self._path = state_dir / PAIRING_FILE if state_dir is not None else None
         self._clock = clock
-        self._started = clock() if started is None else started
+        self._uptime = uptime
+        self._started = uptime() if started is None else started
         self._first_join = first_join
+        self._writable = writable
         self._lock = threading.Lock()
         saved = self._read()
         generation = saved.get("generation")
-        self.generation = generation if isinstance(generation, str) and generation else secrets.token_hex(8)
+        drawn = not (isinstance(generation, str) and generation)
+        self.generation = generation if isinstance(generation, str) and not drawn else secrets.token_hex(8)
         self.anyone_joined: bool = bool(saved.get("anyone_joined", False))
         token, expires = saved.get("invite"), saved.get("expires")
         if isinstance(token, str) and isinstance(expires, int | float) and expires > clock():
             self._invite = Invite(token, float(expires))
         else:
             self._invite = self._drawn()
-        self._write()
+            drawn = True
+        if drawn:
+            self._write()
 
     # --- state kept on disk ---------------------------------------------------------------------
 
@@ -77,7 +88,7 @@ class Pairing:
         return data if isinstance(data, dict) else {}
 
     def _write(self) -> None:
-        if self._path is None:
+        if self._path is None or not self._writable:
             return
         data = {
             "generation": self.generation,
@@ -114,7 +125,17 @@ class Pairing:
     def first_join_open(self) -> bool:
         """The first phone may join with a tap: nobody ever joined, and the companion started a
         short while ago."""
-        return not self.anyone_joined and self._clock() - self._started < self._first_join
+        return not self.anyone_joined and self._uptime() - self._started < self._first_join
+
+    def claim_first(self) -> str | None:
+        """The first phone joins: its mark, or None when the window is shut (two phones tapping
+        at once: only one gets in this way)."""
+        with self._lock:
+            if not self.first_join_open():
+                return None
+            self.anyone_joined = True
+            self._write()
+            return self.generation
 
     def joined(self) -> str:
         """Note that a phone joined; the mark its session keeps."""

@@ -76,6 +76,12 @@ def table_pin(state_dir: Path, configured: str | None = None) -> str:
     return made.decode()
 
 
+def new_table_pin(state_dir: Path) -> str:
+    """Draw the table's PIN again and keep it (the old one is void)."""
+    (state_dir / PIN_FILE).unlink(missing_ok=True)
+    return table_pin(state_dir)
+
+
 def is_pin(text: str) -> bool:
     """A table PIN: 4 to 12 digits 0-9 (``--pin``, ``[web] pin`` and the one made once)."""
     return text.isascii() and text.isdigit() and 4 <= len(text) <= 12
@@ -111,6 +117,11 @@ class PinGuard:
     def pin(self) -> str:
         """The table PIN, for a phone that has joined to show the others."""
         return self._pin
+
+    @pin.setter
+    def pin(self, pin: str) -> None:
+        with self._lock:
+            self._pin = pin
 
     def _wait(self, failures: list[float], now: float) -> int:
         return int(self._window - (now - failures[0])) + 1

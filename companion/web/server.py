@@ -21,7 +21,7 @@ from companion.web.join import qr_terminal
 from companion.web.mdns import Advertisement
 from companion.web.net import ALL_INTERFACES, is_loopback, lan_addresses, page_urls
 from companion.web.pairing import Pairing
-from companion.web.security import PinGuard, secret_key, table_pin
+from companion.web.security import PinGuard, new_table_pin, secret_key, table_pin
 
 # Each open scoreboard holds one thread for its live stream: 30 phones and their page loads fit.
 DEFAULT_THREADS = 48
@@ -103,6 +103,7 @@ def serve(
         table,
         PinGuard(the_pin),
         pairing=pairing,
+        pin_drawn=None if pin is not None else (lambda: new_table_pin(state_dir)),
         join_urls=urls,
         host=host,
         attachments=dict(attachments or {}),

@@ -9,7 +9,8 @@
     try {
       await join(body);
       const next = new URLSearchParams(window.location.search).get("next");
-      window.location.href = next && next.startsWith("/") && !next.startsWith("//") ? next : "/join";
+      const back = next ? new URL(next, window.location.origin) : null; // only back to this site
+      window.location.href = back && back.origin === window.location.origin ? back.pathname + back.hash : "/join";
     } catch (error) {
       say(error.message);
     }
