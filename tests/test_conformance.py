@@ -181,3 +181,58 @@ def test_a_finished_game_names_its_winners_and_an_unfinished_one_none(game: Mani
     moment = result.game.moment()
     assert [p.name for p in moment.players] == names
     assert moment.finished == result.game.finished
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_what_an_event_scores_is_in_the_log_and_every_score_opens(game: Manifest, tmp_path: Path) -> None:
+    """The score page finds its event by the change ``apply`` returned: it must be the log's own
+    object; a score no event returned (worked out from an open turn) still opens."""
+    result = simulated(game, 2, own=True)
+    kind = type(result.game)
+    engine = kind(result.setup)
+    for number, event in enumerate(result.events, 1):
+        for change in engine.apply(event):
+            assert any(change is logged for logged in engine.log), f"{game.name}: event {number}"
+    store = GameStore(tmp_path)
+    try:
+        game_id = store.new_game(result.setup.to_json(), "2026-01-01T00:00:00Z")
+        live = LiveGame(store, game_id, kind, result.setup, lambda: "2026-01-01T00:00:00Z")
+        marks = {len(result.events) // 3, 2 * len(result.events) // 3, len(result.events)}
+        for number, event in enumerate(result.events, 1):
+            live.add(kind.event_to_json(event))
+            if number in marks:
+                for index in {0, *range(max(0, len(live.engine.log) - 4), len(live.engine.log))}:
+                    if index < len(live.engine.log):
+                        view = live.score_view(index)
+                        assert view is not None and view["score"] == live.engine.log[index].to_json()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("game", [pytest.param(m, id=m.name) for m in manifests()])
+def test_every_page_draws_for_every_game_as_it_is_played(game: Manifest, tmp_path: Path) -> None:
+    """Each game's own partials, through the web app: the scoreboard, its live parts, the
+    timeline, the fix page, setup and every recent score's page, mid-game and at the end."""
+    from conftest import make_site
+
+    result = simulated(game, 1, own=True)
+    kind = type(result.game)
+    site = make_site(tmp_path / "state")
+    try:
+        assert site.post("/api/games", result.setup.to_json()).status_code == 201
+        marks = {len(result.events) // 2, len(result.events)}
+        for number, event in enumerate(result.events, 1):
+            answer = site.post("/api/event", kind.event_to_json(event))
+            assert answer.status_code == 200, (number, answer.get_json())
+            if number not in marks:
+                continue
+            for path in ("/", "/parts/scoreboard", "/timeline", "/parts/timeline", "/fix", "/setup", "/games"):
+                drawn = site.client.get(path)
+                assert drawn.status_code == 200, (game.name, number, path)
+            scored = len(site.table.state()["log"])
+            assert scored > 0, game.name
+            for index in range(max(0, scored - 5), scored):
+                assert site.client.get(f"/scores/{index}").status_code == 200, (game.name, index)
+        assert site.client.get(f"/setup?game={game.name}").status_code == 200
+    finally:
+        site.table.store.close()

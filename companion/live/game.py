@@ -262,7 +262,14 @@ class LiveGame:
         if not 0 <= index < len(self.engine.log):
             return None
         change = self.engine.log[index]
-        step_index = next(i for i, step in enumerate(self.steps) if any(c is change for c in step.changes))
+        if not self.steps:
+            return None
+        # a score no event returned (one a game works out from an open turn, or again at the end)
+        # is the latest event's doing
+        step_index = next(
+            (i for i, step in enumerate(self.steps) if any(c is change for c in step.changes)),
+            len(self.steps) - 1,
+        )
         then = replay_steps(
             self.game_type, self.setup, [dataclasses.replace(s) for s in self.steps[: step_index + 1]]
         )
