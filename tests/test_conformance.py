@@ -209,6 +209,9 @@ def test_what_an_event_scores_is_in_the_log_and_every_score_opens(game: Manifest
         store.close()
 
 
+PAGES = ("/", "/parts/scoreboard", "/timeline", "/parts/timeline", "/fix", "/setup", "/games")
+
+
 @pytest.mark.parametrize("game", [pytest.param(m, id=m.name) for m in manifests()])
 def test_every_page_draws_for_every_game_as_it_is_played(game: Manifest, tmp_path: Path) -> None:
     """Each game's own partials, through the web app: the scoreboard, its live parts, the
@@ -226,7 +229,7 @@ def test_every_page_draws_for_every_game_as_it_is_played(game: Manifest, tmp_pat
             assert answer.status_code == 200, (number, answer.get_json())
             if number not in marks:
                 continue
-            for path in ("/", "/parts/scoreboard", "/timeline", "/parts/timeline", "/fix", "/setup", "/games"):
+            for path in PAGES:
                 drawn = site.client.get(path)
                 assert drawn.status_code == 200, (game.name, number, path)
             scored = len(site.table.state()["log"])
