@@ -203,8 +203,13 @@ def test_a_whole_battle_with_a_tie_an_unreadable_die_and_three_fighters(factory:
     assert [e["player"] for e in table.roll(one, dice(2, 5))] == ["Ana"]
     assert table.game.pending_battle() is None
     assert table.led(one) == GREEN and table.led(two) == GREEN
+    # the battle's evidence: each fighter's last tray picture, shown once
+    kept = table.tracker.dice
+    assert isinstance(kept, BattleTrays) and set(kept.pictures) == {"Ana", "Ben", "Cid"}
+    assert kept.take_picture("Ben") is not None and kept.take_picture("Ben") is None
     table.clock.advance(GREEN_HOLD + 0.1)
     table.poll()
+    assert kept.pictures == {}  # no battle waits: no old dice for a battle entered by hand
     assert table.led(one) == OFF and table.led(two) == OFF and table.flow.status is None
 
     # The game the trays fed is the seed's: the same rolls, the same scores.

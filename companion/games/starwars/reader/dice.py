@@ -35,16 +35,24 @@ def roll_event(roll: TrayRoll) -> dict[str, Any]:
 
 class BattleTrays:
     """The trays as the tracker's ``DiceSource``: ``poll(engine)`` gives the rolls read since the
-    last poll, as roll events. The picture each player's last roll was read from is kept, for the
-    battle's evidence."""
+    last poll, as roll events. The picture each player's roll in the battle under way was read
+    from is kept, for the battle's evidence; none is kept once no battle waits (a later battle
+    entered by hand must not show an old battle's dice)."""
 
     def __init__(self, trays: DiceTrays) -> None:
         self.trays = trays
         self.pictures: dict[str, np.ndarray] = {}  # by the player who rolled
 
     def poll(self, engine: StarWarsGame) -> list[dict[str, Any]]:
-        rolls = self.trays.poll(battle_request(engine))
+        request = battle_request(engine)
+        if not request.wants:
+            self.pictures.clear()
+        rolls = self.trays.poll(request)
         for roll in rolls:
             if roll.picture is not None:
                 self.pictures[roll.roller] = roll.picture
         return [roll_event(roll) for roll in rolls]
+
+    def take_picture(self, player: str) -> np.ndarray | None:
+        """The tray's picture of the player's roll, once: a picture shown is not shown again."""
+        return self.pictures.pop(player, None)

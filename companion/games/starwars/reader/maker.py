@@ -78,7 +78,7 @@ class StarWarsReader:
                 found.append(Picture(table_picture(last.view), index))
             if change.kind == "battle" and isinstance(self.dice, BattleTrays):
                 for roll in (change.detail or {}).get("rolls", []):
-                    tray = self.dice.pictures.get(roll.get("by", ""))
+                    tray = self.dice.take_picture(roll.get("by", ""))
                     if tray is not None:
                         found.append(Picture(jpeg(tray, 75), index))
         return found
