@@ -303,3 +303,14 @@ def test_whose_turn_is_loud_and_the_last_score_in_words(site: Site) -> None:
     assert f'<p class="whose">{state["turn_of"]}\'s turn</p>' in page
     assert 'id="just-scored"' in page and state["log"][-1]["reason"] in page
     assert "[" not in site.client.get("/timeline").get_data(as_text=True).split('id="timeline"')[1]
+
+
+def test_in_teams_each_players_breakdown_is_the_teams_and_adds_up_to_the_score(site: Site) -> None:
+    site.play("teams-planet.jsonl")
+    state = site.client.get("/api/state").get_json()
+    teams = {p["name"]: p["team"] for p in state["players"]}
+    assert len(set(teams.values())) < len(teams)  # players share a team
+    for name, parts in state["breakdown"].items():
+        assert sum(points for _, points in parts) == state["scores"][name]
+        mates = [other for other in teams if other != name and teams[other] == teams[name]]
+        assert all(state["breakdown"][mate] == parts for mate in mates)

@@ -149,6 +149,8 @@ class PlayerMoment:
     counters: Mapping[str, int] = field(default_factory=dict)
     # a word or two beside the name: a faction, a team, a role ("Rebels")
     label: str | None = None
+    # the team whose score this player shares (ScoreChange.team), in a game played in teams
+    team: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -157,6 +159,7 @@ class PlayerMoment:
             "score": self.score,
             "counters": dict(self.counters),
             "label": self.label,
+            "team": self.team,
         }
 
 

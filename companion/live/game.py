@@ -295,14 +295,20 @@ FINAL = "final scoring"
 
 def breakdown(engine: Game, kinds: Mapping[str, str]) -> dict[str, list[list[Any]]]:
     """Each player's points by what scored them, in words, in the order first scored; final
-    scoring on its own line: what the winner screen lists."""
+    scoring on its own line: what the winner screen lists. In a game played in teams a player's
+    lines are the team's, as the score beside them is."""
     by_player: dict[str, dict[str, int]] = {p.name: {} for p in engine.setup.players}
+    members: dict[str, list[str]] = {}
+    for player in engine.moment().players:
+        if player.team is not None:
+            members.setdefault(player.team, []).append(player.name)
     for change in engine.log:
         if change.player is None or change.player not in by_player:
             continue
         what = FINAL if change.final else kinds.get(change.kind, change.kind)
-        parts = by_player[change.player]
-        parts[what] = parts.get(what, 0) + change.points
+        for name in members.get(change.team, [change.player]) if change.team else [change.player]:
+            parts = by_player[name]
+            parts[what] = parts.get(what, 0) + change.points
     # a kind that came to nothing (a tie, a meal) says nothing of how a player scored
     return {
         name: [[what, points] for what, points in parts.items() if points]

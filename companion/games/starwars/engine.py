@@ -568,6 +568,7 @@ class StarWarsGame(Game):
                     scores[player.name],
                     {"small meeples left": supply["small"], "large meeples left": supply["large"]},
                     FACTION_NAMES[faction],
+                    self._fighter_of[player.name].key if self.teams else None,
                 )
             )
             entry: dict[str, Any] = {"name": player.name, "faction": faction, "meeples": dict(supply)}
