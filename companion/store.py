@@ -129,6 +129,14 @@ class GameStore:
             os.fsync(file.fileno())
         return f"{EVIDENCE}/{game_id}/{name}"
 
+    def drop_evidence(self, paths: list[str]) -> None:
+        """Remove pictures kept for an entry that was never written (none else names them)."""
+        root = (self.state_dir / EVIDENCE).resolve()
+        for relative in paths:
+            path = (self.state_dir / relative).resolve()
+            if path.is_relative_to(root):
+                path.unlink(missing_ok=True)
+
     # --- reading -------------------------------------------------------------------------------
 
     def entries(self, game_id: int) -> list[Entry]:

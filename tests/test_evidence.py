@@ -118,6 +118,31 @@ def test_a_change_the_store_cannot_write_is_refused_in_words_and_not_applied(
     assert len(site.table.store.entries(state["game_id"])) == 2  # nothing half written
 
 
+def test_pictures_of_an_event_the_store_could_not_write_are_not_left_behind(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site.table.set_evidence(Camera())
+    header, events = record_lines("route-three.jsonl")
+    assert site.post("/api/games", header).status_code == 201
+    game_id = site.client.get("/api/state").get_json()["game_id"]
+    folder = site.state_dir / "evidence" / str(game_id)
+    for event in events:  # up to the first event that scores with cells: its pictures are made
+        before = sorted(folder.glob("*")) if folder.exists() else []
+
+        def full(*args: Any, **kwargs: Any) -> int:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(site.table.store, "append", full)
+            assert site.post("/api/event", event).status_code == 507
+        assert (sorted(folder.glob("*")) if folder.exists() else []) == before
+        assert site.post("/api/event", event).status_code == 200
+        if folder.exists() and sorted(folder.glob("*")) != before:
+            break
+    else:
+        raise AssertionError("no event of the record kept a picture")
+
+
 def test_every_score_read_by_the_camera_keeps_the_cameras_picture(tmp_path: Path) -> None:
     """As ``make run`` plays: a simulated game on the simulated table, read by the camera; every
     score it makes opens with a picture of what was counted, a file the store serves."""

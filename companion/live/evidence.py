@@ -19,7 +19,8 @@ from companion.games.base import ScoreChange
 from companion.store import EVIDENCE, GameStore
 
 MIB = 1024 * 1024
-GAME_BUDGET = 20 * MIB  # one game's pictures at most: a 76-tile game keeps about a quarter of it
+# one game's pictures at most; a whole Star Wars game keeps about 1.3 MiB (benchmarks/README.md)
+GAME_BUDGET = 20_000_000
 # Pictures stop while less than this is free, so that the journal can always be written: an
 # event without its picture is still an event, a journal that cannot be written loses one.
 RESERVE = 64 * MIB
@@ -80,7 +81,7 @@ class EvidenceKeeper:
             return kept
         if self.used(game_id) + needed > self.budget:
             self.problem = (
-                f"this game's pictures reached {self.budget // MIB} MiB: later scores are kept without them"
+                f"this game's pictures reached {self.budget / 1e6:.0f} MB: later scores are kept without them"
             )
             return kept
         for picture in pictures:

@@ -74,14 +74,17 @@ class LiveGame:
         self.engine.line = record_line(len(self.steps))
         changes = self.engine.apply(event)  # an illegal event raises and changes nothing
         record = self.game_type.event_to_json(event)
-        kept = pictures(changes) if pictures is not None and changes else Kept([], [])
-        if kept.paths:
-            record["meta"] = {**(record.get("meta") or {}), **kept.to_meta()}
-            event = self.game_type.parse_event(record)
+        kept = Kept([], [])
         try:
+            if pictures is not None and changes:
+                kept = pictures(changes)
+            if kept.paths:
+                record["meta"] = {**(record.get("meta") or {}), **kept.to_meta()}
+                event = self.game_type.parse_event(record)
             entry = self._store("event", {"event": record}, self.engine.finished)
         except BaseException:
             self.engine = replay_steps(self.game_type, self.setup, self.steps)  # not stored: not applied
+            self.store.drop_evidence(kept.paths)  # pictures of an event that never was
             raise
         self.steps.append(Step(event, record, entry.seq, entry.at, list(changes)))
         return list(changes)
@@ -131,7 +134,11 @@ class LiveGame:
         kept = pictures([]) if pictures is not None else Kept([], [])
         if kept.paths:
             body["evidence"] = kept.paths
-        entry = self._store("correction", body, engine.finished)
+        try:
+            entry = self._store("correction", body, engine.finished)
+        except BaseException:
+            self.store.drop_evidence(kept.paths)
+            raise
         for step in steps:
             if step.seq == placeholder.seq:
                 step.seq, step.at = entry.seq, entry.at
