@@ -80,6 +80,25 @@ def test_a_gallery_model_of_another_square_size_fails_the_models_check(
     assert "gallery.onnx reads 64 px squares, the gallery cuts 48 px ones" in found.message
 
 
+def test_a_model_file_a_game_needs_that_is_missing_fails_by_name(tmp_path: Path) -> None:
+    """A checkout that lost one of a game's files (its labels, one of its models) fails the
+    check naming that file, though other models are there."""
+    import shutil
+
+    from companion.vision.model_files import models_root
+
+    shipped = models_root()
+    copy = tmp_path / "models"
+    for folder in ("starwars", "dice"):
+        shutil.copytree(shipped / folder, copy / folder)
+    assert doctor.check_models(copy).level == OK
+    (copy / "starwars" / "meeples.labels.json").unlink()
+    (copy / "dice" / "dice.onnx").unlink()
+    found = doctor.check_models(copy)
+    assert found.level == FAIL
+    assert "starwars/meeples.labels.json" in found.message and "dice/dice.onnx" in found.message
+
+
 def test_the_config_finding_says_whether_a_file_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

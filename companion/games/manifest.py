@@ -83,6 +83,8 @@ class Manifest:
     # the game's own commands: given ``companion``'s subcommands (argparse), adds its own
     commands: Callable[[], Callable[[Any], None]] | None = None
     models: str | None = None  # its folder under models/, when it has models
+    # the files in that folder its table reader cannot start without (``companion doctor``)
+    model_files: tuple[str, ...] = ()
     # flags ``companion simulate`` offers this game: name -> what it does
     sim_flags: Mapping[str, str] = field(default_factory=dict)
     log_lines: bool = False  # the contract puts the record line in each log entry

@@ -27,6 +27,7 @@ from companion.vision.model_files import models_root
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 DICE_FOLDER = "dice"  # ordinary dice's model, beside the games' folders
+DICE_FILES = ("dice.onnx", "dice.labels.json")
 DISK_WARN_MB = 500  # a season of games with their evidence pictures fits in far less
 DISK_FAIL_MB = 100  # SQLite needs room to write its journal; a full card corrupts nothing but stops play
 PI_MODEL = Path("/proc/device-tree/model")
@@ -64,28 +65,31 @@ def check_machine(model: str | None) -> Finding:
 
 
 def model_files(root: Path) -> tuple[list[Path], list[str]]:
-    """Every model file the games (and ordinary dice) ship, and the folders that hold none."""
-    folders = [m.models for m in manifests() if m.models is not None] + [DICE_FOLDER]
+    """Every model file the games (and ordinary dice) ship, and the files missing: those each
+    game names as needed, or its whole folder when it names none and holds no model."""
+    needed = {m.models: m.model_files for m in manifests() if m.models is not None}
+    needed[DICE_FOLDER] = DICE_FILES
     found: list[Path] = []
-    empty: list[str] = []
-    for folder in dict.fromkeys(folders):
+    missing: list[str] = []
+    for folder, names in needed.items():
         files = sorted((root / folder).glob("*.onnx"))
         found += files
-        if not files:
-            empty.append(f"{folder}/")
-    return found, empty
+        missing += [f"{folder}/{name}" for name in names if not (root / folder / name).is_file()]
+        if not files and not names:
+            missing.append(f"{folder}/*.onnx")
+    return found, missing
 
 
 def check_models(root: Path | None = None) -> Finding:
     import onnxruntime
 
     root = root if root is not None else models_root()
-    files, empty = model_files(root)
-    if empty:
+    files, missing = model_files(root)
+    if missing:
         return Finding(
             "models",
             FAIL,
-            f"no model files in {', '.join(str(root / e) for e in empty)}",
+            f"missing: {', '.join(str(root / name) for name in missing)}",
             "the models ship in the checkout's models/ folder: check out the project again",
         )
     size = 0

@@ -60,6 +60,7 @@ MANIFEST = Manifest(
     pages=_pages,
     commands=_commands,
     models="starwars",
+    model_files=("cells.onnx", "cells.labels.json", "meeples.onnx", "meeples.labels.json", "gallery.onnx"),
     score_kinds={
         "route": "trade routes",
         "asteroid": "asteroid fields",
