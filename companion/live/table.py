@@ -157,7 +157,7 @@ class Table:
                 self._publish()
 
     def set_trays(self, trays: list[dict[str, Any]]) -> None:
-        """The dice trays' news (``BattleTrays.to_json()``); publishes only when it changed."""
+        """The dice trays' news (``DiceTrays.to_json()``); publishes only when it changed."""
         with self._lock:
             if trays != self._trays:
                 self._trays = [dict(tray) for tray in trays]

@@ -147,7 +147,7 @@ def check_camera(
 def check_pins(config: Config, model: str | None, dev: Path = Path("/dev")) -> Finding:
     trays = config.trays
     if trays is None:
-        return Finding("pins", OK, "no dice trays configured: battle dice are typed on the phone")
+        return Finding("pins", OK, "no dice trays configured: dice rolls are entered on the phone")
     if trays.pin_factory == "mock":
         return Finding("pins", WARN, "the trays use mock pins: nothing real lights or is read")
     chips = sorted(dev.glob("gpiochip*"))

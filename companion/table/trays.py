@@ -73,7 +73,7 @@ IDLE = "idle"
 class Want:
     """One roll a game waits for: whose, how many dice, in which round of what."""
 
-    group: tuple[int, ...]  # what the roll is for (a battle: its turn and domain), as the game names it
+    group: tuple[Any, ...]  # what the roll is for, as the game names it (a battle: turn, domain)
     round: int  # a tie rolls again: the same group, a later round
     fighter: str  # who rolls, as the game keys it (a player, or a team)
     label: str  # "Ana", "Rebels (Ana, Cid)"
@@ -111,7 +111,7 @@ class TrayRoll:
 
 @dataclass
 class TrayTask:
-    """What one tray is doing for the battle."""
+    """What one tray is doing for the rolls the game waits for."""
 
     want: Want | None = None
     roller: str = ""  # the player the roll event will name
@@ -146,7 +146,7 @@ class DiceTrays:
         self.min_confidence = min_confidence
         self.on_change = on_change
         self.tasks = [TrayTask() for _ in self.trays]
-        self._battle: str | None = None
+        self._title: str | None = None
         self._unserved: list[Want] = []  # fighters waiting for a free tray
         # What the scoreboard reads, made whole at the end of each poll: the web reads it from
         # another thread, and must never see a tray half changed.
@@ -162,7 +162,7 @@ class DiceTrays:
 
     def poll(self, request: DiceRequest) -> list[TrayRoll]:
         now = self.clock()
-        wants, self._battle = list(request.wants), request.title
+        wants, self._title = list(request.wants), request.title
         open_keys = {want.key for want in wants}
         for tray, task in zip(self.trays, self.tasks, strict=True):
             if task.want is None:
@@ -322,8 +322,8 @@ class DiceTrays:
             parts.append(f"{want.label} rolls {dice_word(want.dice)} once a tray is free")
         if not parts:
             return None
-        lead = f"{self._battle}: " if self._battle else ""
-        tail = "" if self._battle is None else " (or enter the rolls on the phone)"
+        lead = f"{self._title}: " if self._title else ""
+        tail = "" if self._title is None else " (or enter the rolls on the phone)"
         return lead + "; ".join(parts) + tail
 
     def _trays_json(self) -> list[dict[str, Any]]:
