@@ -314,3 +314,12 @@ def test_in_teams_each_players_breakdown_is_the_teams_and_adds_up_to_the_score(s
         assert sum(points for _, points in parts) == state["scores"][name]
         mates = [other for other in teams if other != name and teams[other] == teams[name]]
         assert all(state["breakdown"][mate] == parts for mate in mates)
+
+
+def test_players_without_a_score_sort_after_those_with_one_in_seat_order() -> None:
+    from companion.web import by_score, ranked
+
+    players = [{"name": "A", "score": None}, {"name": "B", "score": 3}, {"name": "C", "score": None}]
+    players += [{"name": "D", "score": 7}, {"name": "E", "score": 3}]
+    assert [p["name"] for p in by_score(players)] == ["D", "B", "E", "A", "C"]
+    assert [name for name, _ in ranked({"A": None, "B": 2, "C": 9})] == ["C", "B", "A"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,21 @@ class GamePartials(BaseLoader):
         return FileSystemLoader(str(folder)).get_source(environment, rest)
 
 
+def by_score(players: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Highest score first; a player without a score (a game that keeps no points) after those
+    with one, in seat order (Jinja's ``sort`` cannot compare None with a number)."""
+    return sorted(players, key=lambda p: _rank(p.get("score")))
+
+
+def ranked(scores: Mapping[str, int | None]) -> list[tuple[str, int | None]]:
+    """A game's final scores by name, highest first, as ``by_score`` orders players."""
+    return sorted(scores.items(), key=lambda item: _rank(item[1]))
+
+
+def _rank(score: int | None) -> tuple[bool, int]:
+    return score is None, -(score or 0)
+
+
 def create_app(context: WebContext, secret: bytes) -> Flask:
     folder = web_dir()
     app = Flask(__name__, template_folder=str(folder / "templates"), static_folder=str(folder / "static"))
@@ -76,6 +92,8 @@ def create_app(context: WebContext, secret: bytes) -> Flask:
     app.extensions["companion"] = context
     # the core's templates first, then each game's own partials and pages
     app.jinja_loader = ChoiceLoader([FileSystemLoader(str(folder / "templates")), GamePartials()])
+    app.add_template_filter(by_score)
+    app.add_template_filter(ranked)
     app.register_blueprint(api)
     app.register_blueprint(pages)
     for game in manifests():
