@@ -33,7 +33,7 @@ RULES = {
     "per small meeple, 2 per large meeple, +1 with a symbol of their faction in the domain, at "
     "most 3; only the highest die counts. A tie gives each tied fighter 1 point and they roll "
     "again; a loser scores 1 point per die it rolled and its meeples go back to its supply.",
-    ("adjust", False): "A score corrected by hand on a phone, with the table PIN; the reason was "
+    ("adjust", False): "A score corrected by hand on a phone that joined the table; the reason was "
     "given by the person who corrected it.",
 }
 
