@@ -323,3 +323,14 @@ def test_players_without_a_score_sort_after_those_with_one_in_seat_order() -> No
     players += [{"name": "D", "score": 7}, {"name": "E", "score": 3}]
     assert [p["name"] for p in by_score(players)] == ["D", "B", "E", "A", "C"]
     assert [name for name, _ in ranked({"A": None, "B": 2, "C": 9})] == ["C", "B", "A"]
+
+
+def test_a_games_own_styles_come_with_its_pages_and_the_part_names_its_game(site: Site) -> None:
+    site.play("route-three.jsonl", events=2)
+    page = site.client.get("/fix").get_data(as_text=True)
+    assert "/games/starwars/static/starwars.css" in page and 'data-game="starwars"' in page
+    assert ".tile-sides" not in site.client.get("/static/app.css").get_data(as_text=True)
+    assert site.client.get("/games/starwars/static/starwars.css").status_code == 200
+    assert 'data-game="starwars"' in site.client.get("/parts/scoreboard").get_data(as_text=True)
+    castle = site.client.get("/setup?game=castle").get_data(as_text=True)
+    assert "/games/castle/static/castle.css" in castle and "starwars.css" not in castle
