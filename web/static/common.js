@@ -112,6 +112,11 @@ const Companion = (() => {
       if (!response || !response.ok || question !== asked) return;
       const html = await response.text();
       if (question !== asked) return;
+      const game = /data-game="([^"]*)"/.exec(html);
+      if (game && game[1] !== (document.body.dataset.game || "")) {
+        location.reload(); // another game: its own styles and scripts come with the whole page
+        return;
+      }
       const before = remember ? remember() : null;
       holder.innerHTML = html;
       localTimes(holder);
