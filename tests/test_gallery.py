@@ -555,7 +555,7 @@ def test_an_unfamiliar_tile_is_asked_about_with_the_gallery_s_likeliest_ways_as_
     cell, turns, lying = link.game.legal_placements(kind)[0]
     # every type enrolled but one the rules allow there: a match then needs a near copy to be sure,
     # and this other copy of the tile (its own stars and rocks) is not near enough to be one (0.987
-    # with the likeness of session 35; copies 1-5 gave 0.987-0.993 against NEAR_COPY 0.99)
+    # with the shipped likeness; copies 1-5 gave 0.987-0.993 against NEAR_COPY 0.99)
     missing = next(
         t
         for t in distinct_tiles()
