@@ -31,7 +31,10 @@ typecheck: $(STAMP)
 
 # One core, as the targets are stated (taskset is skipped where it does not exist).
 bench: $(STAMP)
-	$$(command -v taskset >/dev/null && echo taskset -c 0) $(BIN)/python benchmarks/bench_engine.py
+	@pin="$$(command -v taskset >/dev/null && echo taskset -c 0)"; set -e; \
+	for game in engine castle dicegame gaia stars; do \
+		$$pin $(BIN)/python benchmarks/bench_$$game.py --check; \
+	done
 
 # The whole test suite on the oldest numpy, OpenCV and onnxruntime supported, as a Raspberry Pi
 # OS Bookworm install can have them (hardware/constraints-oldest.txt), in a venv of its own.
