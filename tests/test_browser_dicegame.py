@@ -1,5 +1,6 @@
-"""The Dice Game played on a phone in a real browser: two turns entered in taps on the fix page, one
-that closes a city and scores it, one that keeps a knight; the scoreboard follows each.
+"""The Dice Game played on a phone in a real browser: two turns entered in taps on the fix page,
+one that closes a city and scores it, one that sets three knights aside and keeps one; the
+scoreboard follows each.
 
 It uses the real-browser helpers of tests/test_browser.py (Debian's chromium and chromedriver;
 skipped without them unless COMPANION_REQUIRE_BROWSER=1). Screenshots: build/screenshots/dicegame-*.png.
