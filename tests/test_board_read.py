@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -62,3 +63,33 @@ def test_a_torn_camera_picture_is_refused_in_words_for_a_file(model: CellModel) 
     picture[picture.shape[0] // 2 :] = np.roll(picture[picture.shape[0] // 2 :], 80, axis=1)
     with pytest.raises(UserError, match=r"looks torn.*take the picture again"):
         read_board(picture, model)
+
+
+def _refusal(picture: np.ndarray, model: CellModel) -> str:
+    with pytest.raises(UserError) as refused:
+        read_board(picture, model)
+    return str(refused.value)
+
+
+def test_each_thing_wrong_with_a_picture_is_named_in_words_a_person_can_act_on(model: CellModel) -> None:
+    picture, _ = table_picture()
+    height, width = picture.shape[:2]
+    dark = (picture * 0.02).astype(np.uint8)
+    assert "almost black" in _refusal(dark, model)
+    # the middle of the table, enlarged: tiles but not one of the mat's markers
+    middle = cv2.resize(picture[height // 3 : 2 * height // 3, width // 3 : 2 * width // 3], (width, height))
+    words = _refusal(middle, model)
+    assert "no play mat in the picture (0 of its 8 markers found)" in words and "torn" not in words
+    far = cv2.resize(picture, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    assert re.search(r"the mat is too small in the picture: a tile is \d+ px across", _refusal(far, model))
+    tiny = cv2.resize(picture, None, fx=0.15, fy=0.15, interpolation=cv2.INTER_AREA)
+    assert "the picture is too small (192x108 px)" in _refusal(tiny, model)
+    assert "the picture is blurred" in _refusal(cv2.GaussianBlur(picture, (0, 0), 2.5), model)
+    assert "too blurred to find the mat" in _refusal(cv2.GaussianBlur(picture, (0, 0), 5), model)
+
+
+def test_a_slightly_soft_picture_is_still_read(model: CellModel) -> None:
+    picture, laid = table_picture()
+    result = read_board(cv2.GaussianBlur(picture, (0, 0), 1.5), model)
+    assert len(result["cells"]) == len(laid)
+    assert all(cell["tile"] in laid.values() for cell in result["cells"])

@@ -11,7 +11,12 @@ import pytest
 
 from companion.errors import UserError
 from companion.games.starwars.reader.board_read import load_image
-from companion.vision.picture_file import UnreadablePicture, jpeg_is_whole, read_picture_file
+from companion.vision.picture_file import (
+    UnreadablePicture,
+    jpeg_is_whole,
+    read_picture_file,
+    stated_size,
+)
 
 
 def _jpeg(progressive: bool = False, restarts: int = 0) -> bytes:
@@ -95,3 +100,34 @@ def test_a_picture_under_the_smallest_side_asked_for_is_refused_with_its_size(tm
     assert read_picture_file(small, 20).shape == (20, 30, 3)
     with pytest.raises(UnreadablePicture, match=r"30x20 px is too small for a test \(at least 21 px"):
         read_picture_file(small, 21, "for a test")
+
+
+def test_stated_size_is_read_from_the_header_of_a_jpeg_and_a_png() -> None:
+    picture = np.zeros((30, 70, 3), np.uint8)
+    for extension in (".jpg", ".png"):
+        ok, encoded = cv2.imencode(extension, picture)
+        assert ok and stated_size(encoded.tobytes()) == (70, 30)
+    assert stated_size(b"GIF89a....") is None
+
+
+def test_a_large_jpeg_is_read_shrunk_to_the_longest_side_asked_for(tmp_path: Path) -> None:
+    picture = np.zeros((3000, 4000, 3), np.uint8)
+    picture[:, 2000:] = (0, 0, 255)  # its right half red: shrinking keeps what is where
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), picture)
+    read = read_picture_file(path, max_side=1000)
+    assert read.shape == (750, 1000, 3)
+    assert read[:, :490, 2].max() < 40 and read[:, 510:, 2].min() > 200
+    assert read_picture_file(path).shape == (3000, 4000, 3)  # no longest side: as it is
+    # the smallest side is judged on the picture as taken, not as shrunk
+    assert read_picture_file(path, 2000, max_side=1000).shape == (750, 1000, 3)
+
+
+def test_a_png_too_large_to_open_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    _, encoded = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))
+    data = bytearray(encoded.tobytes())
+    data[16:24] = (16000).to_bytes(4, "big") + (12000).to_bytes(4, "big")  # what its header says
+    path = tmp_path / "huge.png"
+    path.write_bytes(bytes(data))
+    with pytest.raises(UnreadablePicture, match=r"16000x12000 px is too large a PNG.*save it as a JPEG"):
+        read_picture_file(path, max_side=4096)

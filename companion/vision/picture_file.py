@@ -17,6 +17,13 @@ import numpy as np
 SOI, EOI, SOS = 0xD8, 0xD9, 0xDA
 # markers that stand alone, with no length after them: TEM and the restart markers
 STANDALONE = {0x01, *range(0xD0, 0xD8)}
+# start-of-frame markers, which carry the picture's size (not DHT C4, JPG C8 or DAC CC)
+START_OF_FRAME = {*range(0xC0, 0xD0)} - {0xC4, 0xC8, 0xCC}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# libjpeg decodes a JPEG straight at 1/2, 1/4 or 1/8 of its size, without the whole in memory
+REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4), (2, cv2.IMREAD_REDUCED_COLOR_2))
+# any other kind of file is decoded whole before it can be shrunk: 64 megapixels is 192 MB
+MAX_WHOLE_PIXELS = 64_000_000
 
 
 class UnreadablePicture(ValueError):
@@ -68,9 +75,59 @@ def _after_scan(data: bytes, position: int) -> int:
         return position
 
 
-def read_picture_file(path: str | Path, min_side: int = 1, purpose: str = "to read") -> np.ndarray:
+def stated_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) as a JPEG's or PNG's header states it, before anything is decoded; None
+    for another kind of file or a header that does not say."""
+    if data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] != bytes((0xFF, SOI)):
+        return None
+    position = 2
+    while position + 8 < len(data):
+        if data[position] != 0xFF:
+            position = data.find(b"\xff", position)
+            if position < 0:
+                return None
+            continue
+        marker = data[position + 1]
+        if marker == 0xFF or marker in STANDALONE:
+            position += 1 if marker == 0xFF else 2
+            continue
+        if marker in START_OF_FRAME:
+            height = int.from_bytes(data[position + 5 : position + 7], "big")
+            width = int.from_bytes(data[position + 7 : position + 9], "big")
+            return (width, height) if width and height else None
+        if marker in (SOS, EOI):
+            return None
+        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+    return None
+
+
+def _decode(data: bytes, max_side: int | None) -> np.ndarray | None:
+    """The picture, its longer side brought down to ``max_side`` (when given and larger): a JPEG
+    decoded at the largest reduction that keeps it at least that long, then shrunk to it."""
+    buffer = np.frombuffer(data, np.uint8)
+    flag = cv2.IMREAD_COLOR
+    size = stated_size(data) if max_side is not None else None
+    if max_side is not None and size is not None and data[:2] == bytes((0xFF, SOI)):
+        flag = next((f for factor, f in REDUCED if max(size) // factor >= max_side), flag)
+    picture = cv2.imdecode(buffer, flag)
+    if picture is None or max_side is None:
+        return picture
+    longest = max(picture.shape[:2])
+    if longest <= max_side:
+        return picture
+    scale = max_side / longest
+    return cv2.resize(picture, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
+def read_picture_file(
+    path: str | Path, min_side: int = 1, purpose: str = "to read", max_side: int | None = None
+) -> np.ndarray:
     """The picture at ``path`` as BGR; UnreadablePicture saying why when it cannot be used,
-    including when it is less than ``min_side`` pixels a side (too small ``purpose``)."""
+    including when it is less than ``min_side`` pixels a side (too small ``purpose``). With
+    ``max_side`` a larger picture comes back shrunk to that longer side (a phone's 50-megapixel
+    photo would otherwise take more memory than a Pi has)."""
     file = Path(path)
     if file.is_dir():
         raise UnreadablePicture(f"{path}: a folder, not a picture")
@@ -85,10 +142,23 @@ def read_picture_file(path: str | Path, min_side: int = 1, purpose: str = "to re
             f"{path}: the JPEG stops before its end (cut short while it was copied or written): "
             "copy it again, or take the picture again"
         )
-    picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    size = stated_size(data)
+    if (
+        max_side is not None
+        and size is not None
+        and data[:2] != bytes((0xFF, SOI))
+        and size[0] * size[1] > MAX_WHOLE_PIXELS
+    ):
+        raise UnreadablePicture(
+            f"{path}: {size[0]}x{size[1]} px is too large a PNG to open here (more than "
+            f"{MAX_WHOLE_PIXELS // 1_000_000} megapixels): save it as a JPEG, or a smaller copy"
+        )
+    picture = _decode(data, max_side) if data else None
     if picture is None:
         raise UnreadablePicture(f"{path}: not an image OpenCV can read (PNG, JPEG, ...)")
+    # the picture's own size (before any shrinking) is what a person knows it by
     height, width = picture.shape[:2]
+    width, height = size or (width, height)
     if min(height, width) < min_side:
         raise UnreadablePicture(
             f"{path}: {width}x{height} px is too small {purpose} (at least {min_side} px a side)"

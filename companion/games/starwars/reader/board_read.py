@@ -14,46 +14,58 @@ import numpy as np
 from companion.errors import UserError
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import parse_tile
-from companion.vision.frames import GOOD, check_frame, grey_of, noise_sigma
+from companion.vision.frames import check_frame
 from companion.vision.labels import EMPTY, FALLEN
 from companion.vision.lattice import find_lattice
+from companion.vision.picture_checks import light_problem, looks_drawn, mat_problem
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
-from companion.vision.rectify import Rectifier
+from companion.vision.rectify import Rectifier, View
 
 # the smallest picture the mat could be read from: a few pixels a marker, a few a tile
 MIN_SIDE_PX = 64
-# below this noise (grey levels) a picture was drawn by a program, not taken by a camera
-DRAWN_NOISE = 0.25
+# a larger picture is read shrunk to this longer side: a tile is still 200 px or more in it
+MAX_SIDE_PX = 4096
 
 
 def load_image(path: str) -> np.ndarray:
     try:
-        return read_picture_file(path, MIN_SIDE_PX, "to show the mat")
+        return read_picture_file(path, MIN_SIDE_PX, "to show the mat", max_side=MAX_SIDE_PX)
     except UnreadablePicture as error:
         raise UserError(str(error)) from None
 
 
 def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:
-    """The board in ``image`` as JSON-ready data; UserError when it cannot be read at all."""
-    check = check_frame(image)
-    if check.problem == "torn" and noise_sigma(grey_of(image)) < DRAWN_NOISE:
-        # a picture with no sensor noise at all was drawn, not taken (the mat's own file): its
-        # level, razor-sharp printed lines are what the tear check takes for a tear
-        check = GOOD
-    if check.problem == "torn":
-        # the camera's words would point at a cable: this is a picture someone chose
+    """The board in ``image`` as JSON-ready data; UserError saying what is wrong with the
+    picture when it cannot be read (too dark, no mat, the mat too small, blurred, torn)."""
+    return read_located(image, checked_mat(image), model)
+
+
+def checked_mat(image: np.ndarray) -> View:
+    """Where the mat lies in ``image``; UserError saying what is wrong with the picture when
+    its tiles cannot be read."""
+    problem = light_problem(image)
+    if problem is not None:
+        raise UserError(problem)
+    located = Rectifier().locate(image)
+    problem = mat_problem(image, located)
+    if problem is not None:
+        raise UserError(problem)
+    if check_frame(image).problem == "torn" and not looks_drawn(image):
+        # the camera's words would point at a cable: this is a picture someone chose (a drawn
+        # picture's level, razor-sharp printed lines are what the tear check takes for a tear)
         raise UserError(
             "the picture looks torn (its lower part does not fit the upper part, as when a camera's "
             "buffer is half written): take the picture again"
         )
-    if not check.ok:
-        raise UserError(check.message)
-    rectifier = Rectifier()
-    located = rectifier.locate(image)
+    return located
+
+
+def read_located(image: np.ndarray, located: View, model: CellModel) -> dict[str, Any]:
+    """The board in ``image``, whose mat was found at ``located``, whatever its picture's faults."""
     if located.homography is None:
         raise UserError(located.message or "the play mat is not in view")
-    view = rectifier.rectify(image, located.homography)
+    view = Rectifier().rectify(image, located.homography)
     result: dict[str, Any] = {
         "game": "starwars",
         "markers": list(located.markers),
