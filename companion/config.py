@@ -22,6 +22,7 @@ from companion.cameras.settings import CameraSettings, camera_settings
 from companion.devices.config import TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
+from companion.store import Retention
 from companion.web.security import is_pin
 from companion.web.server import DEFAULT_THREADS, THREADS_RANGE, default_state_dir
 
@@ -30,8 +31,9 @@ SYSTEM_CONFIG = Path("/etc/table-companion/config.toml")
 # Config.source when no file was read, as ``companion doctor`` tells apart.
 # Angle brackets: no config file a person names looks like it.
 DEFAULTS = "<defaults>"
-TOP_KEYS = ("state_dir", "web", "camera", "dice_camera", "trays", "mqtt")
+TOP_KEYS = ("state_dir", "web", "camera", "dice_camera", "trays", "mqtt", "retention")
 WEB_KEYS = ("host", "port", "pin", "mdns", "threads")
+RETENTION_KEYS = ("games", "evidence_mb")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Config:
     dice_camera: CameraSettings | None = None
     trays: TraysConfig | None = None  # None: no trays, dice are typed on the phone
     mqtt: MqttSettings = field(default_factory=lambda: mqtt_settings(None))
+    retention: Retention = field(default_factory=Retention)
     source: str = DEFAULTS  # the file it came from, for messages
 
 
@@ -81,6 +84,23 @@ def _web(section: Any) -> WebSettings:
     return WebSettings(host.strip(), port, pin, mdns, threads)
 
 
+def _retention(section: Mapping[str, Any] | None) -> Retention:
+    defaults = Retention()
+    if section is None:
+        return defaults
+    refuse_unknown_keys(section, RETENTION_KEYS, "[retention] ")
+    games = section.get("games", defaults.games)
+    if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= 100_000:
+        raise ConfigError(f"[retention] games: how many finished games to keep, 0 to 100000, not {games!r}")
+    megabytes = section.get("evidence_mb", defaults.evidence_bytes // 1_000_000)
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 0 <= megabytes <= 10_000_000:
+        raise ConfigError(
+            f"[retention] evidence_mb: the megabytes all games' pictures may take, a whole number "
+            f"from 0, not {megabytes!r}"
+        )
+    return Retention(games, megabytes * 1_000_000)
+
+
 # The service's StateDirectory: where the system's config keeps its state, whoever reads it
 # (the service, or a person running doctor or calibrate by hand).
 SYSTEM_STATE = Path("/var/lib/table-companion")
@@ -107,6 +127,7 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
             dice_camera=None if dice_camera is None else _dice_camera(dice_camera),
             trays=None if trays is None else trays_config(trays),
             mqtt=mqtt_settings(_table(data, "mqtt")),
+            retention=_retention(_table(data, "retention")),
             source=source,
         )
     except UserError as error:

@@ -4,12 +4,17 @@ An entry is durable before anyone is shown it: the database runs in WAL mode wit
 ``synchronous=FULL`` and each entry is its own transaction, committed before ``append`` returns.
 After a power cut the journal holds every entry that was acknowledged, and at most loses the one
 being written.
+
+What the store keeps is bounded (``Retention``): past so many games, or so many bytes of pictures,
+the oldest games go, journal and pictures together, and the database file is compacted; the game
+under way is never removed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import uuid
@@ -39,6 +44,19 @@ CREATE TABLE IF NOT EXISTS journal (
 DATABASE = "games.sqlite3"
 EVIDENCE = "evidence"
 EVIDENCE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+# The write-ahead log is cut back to this after each checkpoint (SQLite lets it keep its largest
+# size otherwise, which after a VACUUM is the whole database again).
+WAL_LIMIT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much the store keeps besides the game under way: the newest ``games`` games, and of
+    those no more than fit in ``evidence_bytes`` of pictures together. Older games are removed,
+    oldest first, with their pictures."""
+
+    games: int = 100
+    evidence_bytes: int = 500_000_000
 
 
 @dataclass(frozen=True)
@@ -70,6 +88,7 @@ class GameStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             self._db.executescript(SCHEMA)
         except (OSError, sqlite3.Error) as error:
             raise UserError(f"cannot open the game store in {self.state_dir}: {error}") from None
@@ -136,6 +155,58 @@ class GameStore:
             path = (self.state_dir / relative).resolve()
             if path.is_relative_to(root):
                 path.unlink(missing_ok=True)
+
+    def prune(self, retention: Retention, keep: int | None) -> list[int]:
+        """Remove the games ``retention`` does not keep, oldest first, never game ``keep`` (the one
+        under way), with their pictures and any pictures no game names; then compact the database
+        file. Returns the games removed."""
+        with self._lock:
+            ids = [i for (i,) in self._db.execute("SELECT id FROM games ORDER BY id DESC")]
+        used = self.evidence_bytes(keep) if keep is not None else 0
+        kept = 0
+        doomed: list[int] = []
+        for game_id in (i for i in ids if i != keep):
+            size = self.evidence_bytes(game_id)
+            if doomed or kept >= retention.games or used + size > retention.evidence_bytes:
+                doomed.append(game_id)  # this one and every older one
+            else:
+                kept += 1
+                used += size
+        if doomed:
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    marks = ",".join("?" * len(doomed))
+                    self._db.execute(f"DELETE FROM journal WHERE game_id IN ({marks})", doomed)
+                    self._db.execute(f"DELETE FROM games WHERE id IN ({marks})", doomed)
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                # the freed pages go back to the file system, and the log that copied them too
+                self._db.execute("VACUUM")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        # pictures after the journal: a power cut between the two leaves pictures of no game,
+        # removed here next time, never a game without its pictures
+        left = set(ids) - set(doomed)
+        for folder in self._evidence_folders():
+            if not folder.name.isdigit() or int(folder.name) not in left:
+                shutil.rmtree(folder, ignore_errors=True)
+        return doomed
+
+    def evidence_bytes(self, game_id: int) -> int:
+        """Bytes of pictures game ``game_id`` keeps."""
+        try:
+            with os.scandir(self.state_dir / EVIDENCE / str(game_id)) as found:
+                return sum(entry.stat().st_size for entry in found if entry.is_file())
+        except OSError:
+            return 0
+
+    def _evidence_folders(self) -> list[Path]:
+        try:
+            return [path for path in (self.state_dir / EVIDENCE).iterdir() if path.is_dir()]
+        except OSError:
+            return []
 
     # --- reading -------------------------------------------------------------------------------
 

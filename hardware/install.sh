@@ -18,6 +18,7 @@ readonly CONFIG_DIR=/etc/table-companion
 readonly CONFIG=$CONFIG_DIR/config.toml
 readonly STATE_DIR=/var/lib/table-companion
 readonly UNIT_PATH=/etc/systemd/system/$SERVICE.service
+readonly JOURNALD_DROP_IN=/etc/systemd/journald.conf.d/$SERVICE.conf
 readonly SCOREBOARD_PORT=8000
 # The Raspberry Pi OS packages: picamera2 and libcamera's bindings come only from apt (they
 # match the kernel's camera stack), lgpio is gpiozero's pin library on the Pi 5 and Pi 4.
@@ -206,6 +207,9 @@ install_service() {
     step "the $SERVICE service"
     run install -m 0644 "$SOURCE_COPY/systemd/$SERVICE.service" "$UNIT_PATH"
     run systemctl daemon-reload
+    # The journal's bounds (systemd/journald-table-companion.conf), read when journald restarts.
+    run install -D -m 0644 "$SOURCE_COPY/systemd/journald-$SERVICE.conf" "$JOURNALD_DROP_IN"
+    run systemctl restart systemd-journald.service
 }
 
 start_service() {

@@ -61,7 +61,7 @@ def test_the_example_configs_commented_sections_are_valid_once_uncommented(tmp_p
 def test_the_example_config_names_every_key_the_config_takes() -> None:
     """README and running.md say the example shows them all: each key, set or commented out."""
     from companion.cameras.settings import KEYS as CAMERA_KEYS
-    from companion.config import TOP_KEYS, WEB_KEYS
+    from companion.config import RETENTION_KEYS, TOP_KEYS, WEB_KEYS
     from companion.devices.config import TRAY_KEYS, TRAYS_KEYS
     from companion.live.mqtt_config import KEYS as MQTT_KEYS
 
@@ -69,7 +69,7 @@ def test_the_example_config_names_every_key_the_config_takes() -> None:
     keys = set(re.findall(r"^(?:# ?)?([a-z_]+) *=", text, re.M))
     tables = re.findall(r"^(?:# ?)?\[+([a-z_.]+)\]+", text, re.M)
     names = keys | {part for table in tables for part in table.split(".")}
-    wanted = {*TOP_KEYS, *WEB_KEYS, *CAMERA_KEYS, *TRAY_KEYS, *TRAYS_KEYS, *MQTT_KEYS}
+    wanted = {*TOP_KEYS, *WEB_KEYS, *CAMERA_KEYS, *TRAY_KEYS, *TRAYS_KEYS, *MQTT_KEYS, *RETENTION_KEYS}
     assert wanted - names == set()
 
 

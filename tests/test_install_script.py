@@ -91,6 +91,12 @@ def test_dry_run_installs_the_service(tmp_path: Path, release: str) -> None:
         "/etc/systemd/system/table-companion.service"
     )
     reload = index_of(lines, r"^systemctl daemon-reload$")
+    journald = index_of(lines, r"journald\.conf\.d")
+    assert lines[journald] == (
+        f"install -D -m 0644 {SOURCE_COPY}/systemd/journald-table-companion.conf "
+        "/etc/systemd/journald.conf.d/table-companion.conf"
+    )
+    assert journald < index_of(lines, r"^systemctl restart systemd-journald\.service$")
     enable = index_of(lines, r"^systemctl enable --now table-companion\.service$")
     doctor = index_of(lines, r"companion doctor")
     state_dir = index_of(lines, r"^install -d .*/var/lib/table-companion$")

@@ -175,3 +175,24 @@ def test_verify_would_catch_a_mistake(tmp_path: Path) -> None:
     returncode, output = verify(analyze, copy_with_runnable_program(tmp_path, text))
     assert "WatchDogSec" in output
     assert (returncode, output) != (0, "")
+
+
+JOURNALD = UNIT.parent / "journald-table-companion.conf"
+BYTES = {"K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def test_the_journal_is_bounded_on_the_sd_card_and_in_memory() -> None:
+    """journald's own bound is a share of the disk (up to 4 GiB): the drop-in keeps the log
+    small beside the games, whether the journal lives on the card or in RAM."""
+    journal = parse_unit(JOURNALD.read_text(encoding="utf-8"))
+    assert set(journal) == {"Journal"}
+
+    def size(key: str) -> int:
+        value = one(journal, "Journal", key)
+        assert re.fullmatch(r"\d+[KMG]", value), f"{key}={value}"
+        return int(value[:-1]) * BYTES[value[-1]]
+
+    assert size("SystemMaxUse") <= 100 * BYTES["M"]
+    assert size("RuntimeMaxUse") <= 32 * BYTES["M"]
+    assert size("SystemKeepFree") >= 100 * BYTES["M"]
+    assert one(journal, "Journal", "MaxRetentionSec")

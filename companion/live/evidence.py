@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from companion.games.base import ScoreChange
-from companion.store import EVIDENCE, GameStore
+from companion.store import GameStore
 
 MIB = 1024 * 1024
 # one game's pictures at most; a whole Star Wars game keeps about 1.3 MiB (benchmarks/README.md)
@@ -99,8 +99,4 @@ class EvidenceKeeper:
 
     def used(self, game_id: int) -> int:
         """Bytes of pictures this game keeps now."""
-        folder = self.store.state_dir / EVIDENCE / str(game_id)
-        try:
-            return sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
-        except OSError:
-            return 0
+        return self.store.evidence_bytes(game_id)

@@ -20,7 +20,7 @@ from companion.live.broadcast import Broadcast
 from companion.live.evidence import EvidenceKeeper, EvidenceSource, Kept
 from companion.live.game import Clock, LiveGame, Step
 from companion.record import parse_header
-from companion.store import GameRow, GameStore
+from companion.store import GameRow, GameStore, Retention
 
 LOG = logging.getLogger(__name__)
 
@@ -35,10 +35,17 @@ def utc_now() -> str:
 
 
 class Table:
-    def __init__(self, store: GameStore, clock: Clock = utc_now, source: str = "") -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        clock: Clock = utc_now,
+        source: str = "",
+        retention: Retention | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.source = source  # where events come from, shown on the scoreboard
+        self.retention = retention or Retention()  # how many old games and pictures are kept
         self.broadcast = Broadcast()
         self._lock = threading.RLock()
         games = store.games()
@@ -55,7 +62,9 @@ class Table:
         self.evidence: EvidenceSource | None = None
         self.keeper = EvidenceKeeper(store)
         self._storage_problem: str | None = None  # why the last change could not be stored
-        self._results: dict[tuple[int, int], dict[str, Any]] = {}  # by (game, journal entries)
+        # each game's scores and winners for the list of games, with the journal entries they are of
+        self._results: dict[int, tuple[int, dict[str, Any]]] = {}
+        self._prune()
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -77,9 +86,25 @@ class Table:
         game, setup = parse_header(header)
         with self._lock, self._storing():
             game_id = self.store.new_game(setup.to_json(), self.clock())
-            self.live = LiveGame(self.store, game_id, game, setup, self.clock)
+            live = self.live = LiveGame(self.store, game_id, game, setup, self.clock)
             self._publish()
-            return self.live
+        self._prune()
+        return live
+
+    def _prune(self) -> None:
+        """Old games beyond the retention go, never the one under way; a store that cannot remove
+        them now keeps them until the next game starts."""
+        with self._lock:
+            keep = self.live.game_id if self.live is not None else None
+            try:
+                removed = self.store.prune(self.retention, keep)
+            except sqlite3.Error:
+                LOG.exception("old games could not be removed")
+                return
+        for game_id in removed:
+            self._results.pop(game_id, None)
+        if removed:
+            LOG.info("removed %d old game(s) and their pictures, as the retention keeps", len(removed))
 
     def add(self, event: Any, base: int | None = None) -> list[ScoreChange]:
         with self._lock:
@@ -223,15 +248,20 @@ class Table:
         """Every game, newest first, with its scores and winners as its journal stands (a game
         left unfinished has none); each worked out once for as long as its journal is unchanged."""
         results = []
-        for row in self.store.games():
-            key = (row.id, row.entries)
-            if key not in self._results:
+        rows = self.store.games()
+        for row in rows:
+            entries, result = self._results.get(row.id, (-1, {}))
+            if entries != row.entries:
                 try:
                     with self._lock:
                         engine = self._open(row.id).engine
-                    self._results[key] = {"scores": engine.scores(), "winners": engine.winners()}
+                    result = {"scores": engine.scores(), "winners": engine.winners()}
                 except Exception:  # a game whose game is no longer here: listed without scores
                     LOG.exception("game %s could not be replayed for the list of games", row.id)
-                    self._results[key] = {"scores": {}, "winners": []}
-            results.append({"row": row, **self._results[key]})
+                    result = {"scores": {}, "winners": []}
+                self._results[row.id] = (row.entries, result)
+            results.append({"row": row, **result})
+        listed = {row.id for row in rows}
+        for gone in set(self._results) - listed:
+            self._results.pop(gone, None)
         return results

@@ -28,6 +28,8 @@ def _describe(config: Config) -> str:
         f"  dice camera: {config.dice_camera.source if config.dice_camera else 'the overhead camera'}",
         f"  trays: {len(config.trays.trays) if config.trays else 'none (dice typed on the phone)'}",
         f"  mqtt: {f'{config.mqtt.host}:{config.mqtt.port}' if config.mqtt.enabled else 'off'}",
+        f"  kept: the last {config.retention.games} games besides the one under way, their pictures "
+        f"within {config.retention.evidence_bytes // 1_000_000} MB",
     ]
     return "\n".join(lines)
 

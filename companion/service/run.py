@@ -139,7 +139,7 @@ def run_table(
         readers = Readers.load()  # every game's models, before anything is opened
         store = GameStore(config.state_dir)
         stack.callback(store.close)
-        table = Table(store)
+        table = Table(store, retention=config.retention)
         stop = threading.Event()
         runner_box: list[TableRunner] = []
 
