@@ -126,9 +126,15 @@ class GameStore:
                 self._db.execute("UPDATE games SET ended = ? WHERE id = ?", (ended, game_id))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
             return int(last) + 1
+
+    def _rollback(self) -> None:
+        """Undo the transaction under way, if SQLite has not already: a full disk makes it roll
+        back by itself, and a second ROLLBACK would hide why behind "no transaction is active"."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     def set_ended(self, game_id: int, at: str | None) -> None:
         """Mark a game ended (``at``) or back in progress (None), for the list of games."""
@@ -142,10 +148,14 @@ class GameStore:
         folder = self.state_dir / EVIDENCE / str(game_id)
         folder.mkdir(parents=True, exist_ok=True)
         name = f"{uuid.uuid4().hex}{suffix.lower()}"
-        with open(folder / name, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
+        try:
+            with open(folder / name, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+        except OSError:
+            (folder / name).unlink(missing_ok=True)  # no half-written picture left (a full disk)
+            raise
         return f"{EVIDENCE}/{game_id}/{name}"
 
     def drop_evidence(self, paths: list[str]) -> None:
@@ -181,7 +191,7 @@ class GameStore:
                     self._db.execute(f"DELETE FROM games WHERE id IN ({marks})", doomed)
                     self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
                 # the freed pages go back to the file system, and the log that copied them too
                 self._db.execute("VACUUM")
