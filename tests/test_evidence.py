@@ -164,3 +164,43 @@ def test_every_score_read_by_the_camera_keeps_the_cameras_picture(tmp_path: Path
             found = table.store.evidence_file(path)
             assert found is not None and cv2.imread(str(found)) is not None
     assert table.keeper.used(live.game_id) < 2 * MIB
+
+
+def test_a_restart_mid_game_resumes_it_with_every_picture(tmp_path: Path) -> None:
+    """The power goes mid-game (the store is never closed); on the next start the same game is
+    under way, every score opens with the picture it had, and play goes on keeping pictures."""
+    from conftest import make_site
+
+    before = make_site(tmp_path / "state")
+    before.table.set_evidence(Camera())
+    header, events = record_lines("three-battles-one-turn.jsonl")
+    assert before.post("/api/games", header).status_code == 201
+    half = 18  # the first two battles scored (each with its picture), the third to come
+    for event in events[:half]:
+        assert before.post("/api/event", event).status_code == 200
+    state = before.client.get("/api/state").get_json()
+    views = [before.client.get(f"/api/scores/{entry['index']}").get_json() for entry in state["log"]]
+    pictures = [path for view in views for path in view["evidence"]]
+    assert pictures, "no score of the first half kept a picture"
+
+    after = make_site(tmp_path / "state")  # a new process on the same state dir
+    after.table.set_evidence(Camera())
+    resumed = after.client.get("/api/state").get_json()
+    assert (resumed["game_id"], resumed["seq"], resumed["scores"]) == (
+        state["game_id"],
+        state["seq"],
+        state["scores"],
+    )
+    for view in views:
+        again = after.client.get(f"/api/scores/{view['index']}").get_json()
+        assert again["evidence"] == view["evidence"]
+        for path in again["evidence"]:
+            assert served(after, path) == SQUARE
+    for event in events[half:]:
+        assert after.post("/api/event", event).status_code == 200
+    kept = after.table.store.evidence_bytes(state["game_id"])
+    assert kept > len(pictures) * len(SQUARE)  # the second half's pictures joined the first's
+    record = after.client.get("/api/record").get_data(as_text=True).splitlines()
+    assert len(record) == 1 + len(events)
+    after.table.store.close()
+    before.table.store.close()
