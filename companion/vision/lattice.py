@@ -18,6 +18,11 @@ from companion.vision.mat import CROP_PX, PX_PER_MM, STANDARD_MAT, TILE_PX, MatS
 
 FELT_DISTANCE = 28.0  # Lab distance beyond which a pixel is not the mat's felt
 TILE_FRACTION = 0.5  # a cell more than half covered holds a tile
+# Printed art whose colour is near the felt's (a town's tan on grey-green felt, 24 Lab apart) is
+# told from felt by its texture: in real scans of classic tiles the grey varies by 12 to 14 levels
+# (median over a cell), on felt by 1.3, under the simulated camera (models/training/real_art.py)
+FELT_TEXTURE = 6.0
+TEXTURE_WINDOW = 7
 
 
 @dataclass(frozen=True)
@@ -74,11 +79,22 @@ def felt_colour(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     return colour
 
 
+def texture(view: np.ndarray) -> np.ndarray:
+    """How much the grey level varies around each pixel (its standard deviation over
+    TEXTURE_WINDOW pixels, after a light blur takes off the sensor's noise), float32."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (3, 3), 0).astype(np.float32)
+    size = (TEXTURE_WINDOW, TEXTURE_WINDOW)
+    mean = cv2.blur(grey, size)
+    spread: np.ndarray = np.sqrt(np.maximum(cv2.blur(grey * grey, size) - mean * mean, 0.0))
+    return spread
+
+
 def tile_mask(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
-    """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized)."""
+    """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized): a
+    colour far from the felt's, or a printed texture on a colour near it."""
     lab = cv2.cvtColor(cv2.GaussianBlur(view, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     distance = np.linalg.norm(lab - felt_colour(view, mat), axis=2)
-    mask = (distance > FELT_DISTANCE).astype(np.uint8)
+    mask = ((distance > FELT_DISTANCE) | (texture(view) > FELT_TEXTURE)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     return mask.astype(np.float32)
 
@@ -93,7 +109,11 @@ def find_lattice(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> tuple[Lattice
     x0, y0 = max(0, round(b.x_mm * s)), max(0, round(b.y_mm * s))
     x1 = min(view.shape[1], round((b.x_mm + b.w_mm) * s))
     y1 = min(view.shape[0], round((b.y_mm + b.h_mm) * s))
-    area = mask[y0:y1, x0:x1]
+    # a tile at the board's very edge may overhang it: the area is read with half a tile of
+    # nothing around it, so that every phase of the lattice holds the edge rows whole
+    pad = TILE_PX // 2
+    area = np.pad(mask[y0:y1, x0:x1], pad)
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
     integral = cv2.integral(area, sdepth=cv2.CV_64F)
     nx, ny = (x1 - x0) // TILE_PX - 1, (y1 - y0) // TILE_PX - 1
     phases = np.arange(TILE_PX)
