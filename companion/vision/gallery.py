@@ -141,6 +141,9 @@ class GalleryMatch(Generic[L]):
     # the nearest picture of any other way: a near copy is judged by these
     copy_score: float = -1.0
     copy_runner_up: float = -1.0
+    # every way of lying allowed, with its best score, likeliest first: what a reader that
+    # weighs the neighbours' readings too (the rules' fit) chooses among
+    ranked: tuple[tuple[L, float], ...] = ()
 
     @property
     def sure(self) -> bool:
@@ -572,6 +575,7 @@ class Gallery(Generic[L]):
             choices=choices,
             copy_score=copy_score,
             copy_runner_up=max(copy.values(), default=-1.0),
+            ranked=tuple(ranked),
         )
 
 

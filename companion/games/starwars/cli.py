@@ -7,9 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import UserError
+
+if TYPE_CHECKING:
+    from companion.games.starwars.tiles import Tile
+    from companion.vision.gallery import Gallery
 
 
 def add_commands(commands: Any) -> None:
@@ -23,6 +27,14 @@ def add_commands(commands: Any) -> None:
     )
     board_read.add_argument("--json", action="store_true", help="print the result as JSON")
     board_read.add_argument("--model", help="the cell model (default: the game's, in models/starwars/)")
+    board_read.add_argument(
+        "--state-dir",
+        help="read against the box enrolled there "
+        "(default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+    )
+    board_read.add_argument(
+        "--no-box", action="store_true", help="read by the cell model alone, even with a box enrolled"
+    )
     board_read.set_defaults(run=_board_read)
 
     enroll = commands.add_parser(
@@ -51,12 +63,30 @@ def _board_read(args: argparse.Namespace) -> int:
         model = CellModel(Path(args.model)) if args.model else cell_model()
     except ModelMissing as error:
         raise UserError(str(error)) from None
-    result = {"image": args.image, **read_board(image, model)}
+    box = None if args.no_box else _enrolled_box(args.state_dir)
+    result = {"image": args.image, **read_board(image, model, box)}
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(board_text(result))
     return 0
+
+
+def _enrolled_box(state_dir: str | None) -> Gallery[Tile] | None:
+    """The box enrolled in the state folder, None when none is; says on stderr which is read."""
+    from companion.games.starwars.reader.gallery import tile_gallery
+    from companion.vision.gallery_files import gallery_folder
+    from companion.web.server import default_state_dir
+
+    folder = gallery_folder(Path(state_dir) if state_dir else default_state_dir())
+    if not folder.is_dir() or not any(folder.glob("*.json")):
+        print(
+            f"no box enrolled in {folder}: read by the cell model alone (companion enroll)", file=sys.stderr
+        )
+        return None
+    box = tile_gallery(folder)
+    print(f"read against your box: {len(box)} pictures in {folder}", file=sys.stderr)
+    return box
 
 
 def _enroll(args: argparse.Namespace) -> int:

@@ -12,11 +12,14 @@ from typing import Any
 import numpy as np
 
 from companion.errors import UserError
+from companion.games.base import Cell
+from companion.games.starwars.reader.box_read import BoxReading, read_against_box
 from companion.games.starwars.spots import feature_letter
-from companion.games.starwars.tiles import parse_tile
+from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.frames import check_frame
+from companion.vision.gallery import Gallery
 from companion.vision.labels import EMPTY, FALLEN
-from companion.vision.lattice import find_lattice
+from companion.vision.lattice import crop, find_lattice
 from companion.vision.picture_checks import light_problem, looks_drawn, mat_problem
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
@@ -35,10 +38,11 @@ def load_image(path: str) -> np.ndarray:
         raise UserError(str(error)) from None
 
 
-def read_board(image: np.ndarray, model: CellModel) -> dict[str, Any]:
-    """The board in ``image`` as JSON-ready data; UserError saying what is wrong with the
-    picture when it cannot be read (too dark, no mat, the mat too small, blurred, torn)."""
-    return read_located(image, checked_mat(image), model)
+def read_board(image: np.ndarray, model: CellModel, box: Gallery[Tile] | None = None) -> dict[str, Any]:
+    """The board in ``image`` as JSON-ready data, read against the user's enrolled ``box``
+    when given; UserError saying what is wrong with the picture when it cannot be read (too
+    dark, no mat, the mat too small, blurred, torn)."""
+    return read_located(image, checked_mat(image), model, box)
 
 
 def checked_mat(image: np.ndarray) -> View:
@@ -61,14 +65,19 @@ def checked_mat(image: np.ndarray) -> View:
     return located
 
 
-def read_located(image: np.ndarray, located: View, model: CellModel) -> dict[str, Any]:
-    """The board in ``image``, whose mat was found at ``located``, whatever its picture's faults."""
+def read_located(
+    image: np.ndarray, located: View, model: CellModel, box: Gallery[Tile] | None = None
+) -> dict[str, Any]:
+    """The board in ``image``, whose mat was found at ``located``, whatever its picture's faults.
+    With ``box`` (the user's enrolled box) each tile is read against its pictures and the tiles
+    around it; without, by the cell model alone."""
     if located.homography is None:
         raise UserError(located.message or "the play mat is not in view")
     view = Rectifier().rectify(image, located.homography)
     result: dict[str, Any] = {
         "game": "starwars",
         "markers": list(located.markers),
+        "box": box is not None,
         "cells": [],
         "meeples": [],
     }
@@ -76,22 +85,30 @@ def read_located(image: np.ndarray, located: View, model: CellModel) -> dict[str
     if found is None:
         return result
     lattice, cells = found
+    from_box: dict[Cell, BoxReading] = {}
+    if box is not None:
+        matches = {cell: box.match(crop(view, lattice.centre(cell))) for cell in cells}
+        from_box = {reading.cell: reading for reading in read_against_box(matches)}
     labels = model.labels
     for reading in model.read(view, lattice, cells):
         index, confidence = reading.best()
         value = labels.classes[index]
-        if value == EMPTY:
+        in_box = from_box.get(reading.cell)
+        if in_box is not None:
+            entry = _box_entry(in_box)
+            tile = in_box.tile
+        elif value == EMPTY:
             continue  # the felt test saw something, the model sees bare felt: a shadow, a die
-        at = [reading.cell[0], reading.cell[1]]
-        tile = parse_tile(value) if isinstance(value, dict) else None
-        result["cells"].append(
-            {
-                "at": at,
-                "tile": value if tile is not None else None,
-                "reading": "tile" if tile else value,
+        else:
+            tile = parse_tile(value) if isinstance(value, dict) and box is None else None
+            entry = {
+                "tile": tile.to_json() if tile is not None else None,
+                # with a box, a tile like none of its pictures is not one of the box's
+                "reading": "tile" if tile else ("unknown" if box is not None else value),
                 "confidence": round(confidence, 4),
             }
-        )
+        at = [reading.cell[0], reading.cell[1]]
+        result["cells"].append({"at": at, **entry})
         for spot in reading.meeples():
             fallen = spot.label == FALLEN
             colour, size = (None, None) if fallen else spot.label.split("/")
@@ -107,6 +124,20 @@ def read_located(image: np.ndarray, located: View, model: CellModel) -> dict[str
                 }
             )
     return result
+
+
+def _box_entry(reading: BoxReading) -> dict[str, Any]:
+    """A cell read against the box: its tile when sure, else the choices left to ask about."""
+    entry: dict[str, Any] = {
+        "tile": reading.tile.to_json() if reading.tile is not None else None,
+        "reading": "tile" if reading.tile is not None else "unsure",
+        "confidence": round(reading.score, 4),
+    }
+    if reading.tile is None:
+        entry["choices"] = [tile.to_json() for tile in reading.choices]
+        if not reading.fits_neighbours:
+            entry["fits_neighbours"] = False
+    return entry
 
 
 def board_text(result: dict[str, Any]) -> str:

@@ -36,6 +36,10 @@ class PlacedTile:
     variant: int = 0  # which printed copy
     offset_mm: tuple[float, float] = (0.0, 0.0)  # off the lattice
     angle_deg: float = 0.0  # turned a little
+    # a printed tile's own picture as it lies (any square size), drawn instead of the style's
+    # art: real art drawn through the simulated camera; ``printed_name`` tells pictures apart
+    printed: np.ndarray | None = field(default=None, compare=False, hash=False, repr=False)
+    printed_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,11 @@ def tile_picture(tile: Tile, style: int, size_px: int, variant: int = 0) -> np.n
 
 
 def _paste_tile(canvas: np.ndarray, placed: PlacedTile, centre_mm: tuple[float, float]) -> None:
-    art = _tile_picture(placed.tile, placed.style, placed.variant)
+    if placed.printed is None:
+        art = _tile_picture(placed.tile, placed.style, placed.variant)
+    else:
+        side = round(TILE_MM * SCENE_PX_PER_MM)
+        art = cv2.resize(placed.printed, (side, side), interpolation=cv2.INTER_AREA)
     size = art.shape[0]
     s = SCENE_PX_PER_MM
     cx = (centre_mm[0] + placed.offset_mm[0]) * s

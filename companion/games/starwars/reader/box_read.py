@@ -1,0 +1,121 @@
+"""Reading a photo's tiles against the user's enrolled box: the gallery's likeness for each cell,
+narrowed by the rules' fit with the cells around it.
+
+Each cell the lattice holds is matched against every picture of the box turned the four ways.
+The ways within ``CANDIDATE_WINDOW`` of its best are its candidates; a candidate that fits no
+candidate of a neighbouring cell (route to route, asteroid to asteroid, space to space: the
+rules of a tile's sides) is dropped, until nothing more drops. What is left decides: a cell is
+read sure when its best candidate left is alike enough and far enough ahead of the next; any
+other tile is a prompt with the choices left, never a guess. A cell no picture is like is not
+a tile of the box (felt, a die, a hand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.games.base import Cell
+from companion.games.carcassonne.geometry import OFFSETS
+from companion.games.starwars.tiles import Tile
+from companion.vision.gallery import GalleryMatch
+
+# Likeness bars (models/training/box_bars.py on tile-art-dev tables, docs/vision.md "Reading
+# against your box"): a window less like every picture than ``not_a_tile`` holds no tile of the
+# box; candidates are the ways within ``window`` of the best; a reading is sure when its best
+# candidate left reaches ``sure_score`` and is ``sure_margin`` ahead of the next left.
+
+
+@dataclass(frozen=True)
+class BoxBars:
+    not_a_tile: float = 0.6
+    window: float = 0.15
+    sure_score: float = 0.7
+    sure_margin: float = 0.08
+
+
+SHIPPED = BoxBars()
+MAX_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class BoxReading:
+    cell: Cell
+    tile: Tile | None  # the reading, None when it is not sure
+    score: float  # the likeness of the best candidate left
+    margin: float  # how far it is ahead of the next candidate left (1.0 when it is the only one)
+    choices: tuple[Tile, ...]  # the candidates left, likeliest first: what to offer a person
+    fits_neighbours: bool  # False when no candidate fitted the cells around it
+
+
+def side_fits(tile: Tile, side: int, other: Tile) -> bool:
+    """Whether ``other``, lying across side ``side`` of ``tile``, fits it by the rules."""
+    return tile.demands[side] == other.faces[(side + 2) % 4]
+
+
+def candidates_of(match: GalleryMatch[Tile], window: float) -> list[tuple[Tile, float]]:
+    best = match.ranked[0][1]
+    kept = [(tile, score) for tile, score in match.ranked if score >= best - window]
+    return kept[:MAX_CANDIDATES]
+
+
+def narrow(candidates: dict[Cell, list[tuple[Tile, float]]]) -> dict[Cell, bool]:
+    """Drop every candidate that fits no candidate of some neighbouring cell, until none drops
+    (arc consistency). A cell that would lose them all keeps them, and is marked as not
+    fitting its neighbours (False); ``candidates`` is narrowed in place."""
+    fits = dict.fromkeys(candidates, True)
+    changed = True
+    while changed:
+        changed = False
+        for cell, own in candidates.items():
+            if not fits[cell]:
+                continue
+            kept = [
+                (tile, score)
+                for tile, score in own
+                if all(
+                    any(side_fits(tile, side, other) for other, _ in candidates[neighbour])
+                    for side, neighbour in _neighbours(cell, candidates)
+                    if fits[neighbour]
+                )
+            ]
+            if not kept:
+                fits[cell] = False
+                changed = True
+            elif len(kept) < len(own):
+                candidates[cell] = kept
+                changed = True
+    return fits
+
+
+def _neighbours(cell: Cell, cells: dict[Cell, list[tuple[Tile, float]]]) -> list[tuple[int, Cell]]:
+    x, y = cell
+    return [(side, (x + dx, y + dy)) for side, (dx, dy) in enumerate(OFFSETS) if (x + dx, y + dy) in cells]
+
+
+def read_against_box(
+    matches: dict[Cell, GalleryMatch[Tile] | None], bars: BoxBars = SHIPPED
+) -> list[BoxReading]:
+    """The readings of the cells whose windows the gallery matched; a cell with no match, or
+    one no picture is like, is left out (no tile of the box lies there)."""
+    candidates = {
+        cell: candidates_of(match, bars.window)
+        for cell, match in matches.items()
+        if match is not None and match.ranked and match.ranked[0][1] >= bars.not_a_tile
+    }
+    fits = narrow(candidates)
+    readings = []
+    for cell, left in candidates.items():
+        score = left[0][1]
+        margin = score - left[1][1] if len(left) > 1 else 1.0
+        sure = fits[cell] and score >= bars.sure_score and margin >= bars.sure_margin
+        readings.append(
+            BoxReading(
+                cell,
+                left[0][0] if sure else None,
+                score,
+                margin,
+                tuple(tile for tile, _ in left),
+                fits[cell],
+            )
+        )
+    return readings

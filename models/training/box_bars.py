@@ -1,0 +1,160 @@
+"""`board read` against an enrolled box of real printed art: how many tiles are read right,
+wrong, asked about or missed, at the shipped bars and over a grid of others.
+
+    python -m models.training.box_bars [--tables 30] [--tiles 40] [--first 0]
+
+The box is ../shared/data/tile-art-dev, enrolled from one picture per type (its scan); each
+table is a legal board dealt from that box and photographed by a held-out simulated camera
+(models/training/real_art.py). Every photo is read as `companion board read` reads it with the
+box. A tile is right when it is read sure as the tile laid, as it lies; wrong when it is read
+sure as anything else (or a tile is read sure on bare felt); asked when the reading is a prompt;
+missed when no reading covers it. The grid is scored on the very tables it is chosen on: its
+best row is a ceiling, and the shipped bars are set from other tables (``--first``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+
+from companion.games.base import Cell
+from companion.games.starwars.reader.board_read import checked_mat
+from companion.games.starwars.reader.box_read import SHIPPED, BoxBars, read_against_box
+from companion.games.starwars.reader.gallery import tile_gallery
+from companion.games.starwars.tiles import Tile
+from companion.vision.gallery import Gallery, GalleryMatch
+from companion.vision.lattice import crop, find_lattice
+from companion.vision.rectify import Rectifier
+from models.training.real_art import art_missing, deal_board, enrol_box, photograph
+
+GRID = {
+    "not_a_tile": (0.6, 0.65, 0.7),
+    "window": (0.15, 0.25, 0.35),
+    "sure_score": (0.7, 0.8, 0.85, 0.9),
+    "sure_margin": (0.0, 0.04, 0.08, 0.12, 0.16),
+}
+
+
+@dataclass
+class Table:
+    laid: dict[Cell, Tile]  # in the lattice's numbering
+    matches: dict[Cell, GalleryMatch[Tile] | None]
+
+
+@dataclass
+class Counts:
+    laid: int = 0
+    right: int = 0
+    wrong: int = 0
+    asked: int = 0
+    missed: int = 0
+
+    def add(self, other: Counts) -> None:
+        for name in ("laid", "right", "wrong", "asked", "missed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def share(self, n: int) -> str:
+        return f"{n / self.laid:.1%}" if self.laid else "-"
+
+    def line(self) -> str:
+        share = self.share
+        return (
+            f"{self.laid} tiles: right {self.right} ({share(self.right)}), wrong {self.wrong} "
+            f"({share(self.wrong)}), asked {self.asked} ({share(self.asked)}), missed {self.missed}"
+        )
+
+
+def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
+    """One table dealt and photographed, every lattice cell matched against the box."""
+    rng = random.Random(f"box-bars-{seed}")
+    laid = deal_board(rng, tiles)
+    photo = photograph(rng, laid)
+    located = checked_mat(photo)
+    assert located.homography is not None
+    view = Rectifier().rectify(photo, located.homography)
+    found = find_lattice(view)
+    if found is None:
+        return Table({}, {})
+    lattice, cells = found
+    matches = {cell: gallery.match(crop(view, lattice.centre(cell))) for cell in cells}
+    # the lattice numbers its own cells: the shift that lines up most best matches is its numbering
+    votes = [
+        (cell[0] - at[0], cell[1] - at[1])
+        for cell, match in matches.items()
+        if match is not None
+        for at, tile in laid.items()
+        if tile.tile == match.tile
+    ]
+    dx, dy = statistics.mode(votes) if votes else (0, 0)
+    return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches)
+
+
+def count(table: Table, bars: BoxBars) -> Counts:
+    counts = Counts(laid=len(table.laid))
+    readings = {reading.cell: reading for reading in read_against_box(table.matches, bars)}
+    for cell, truth in table.laid.items():
+        reading = readings.get(cell)
+        if reading is None:
+            counts.missed += 1
+        elif reading.tile is None:
+            counts.asked += 1
+        elif reading.tile == truth:
+            counts.right += 1
+        else:
+            counts.wrong += 1
+    counts.wrong += sum(1 for cell, r in readings.items() if cell not in table.laid and r.tile is not None)
+    return counts
+
+
+def total(tables: list[Table], bars: BoxBars) -> Counts:
+    counts = Counts()
+    for table in tables:
+        counts.add(count(table, bars))
+    return counts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=30)
+    parser.add_argument("--tiles", type=int, default=40, help="tiles dealt to a table (fewer when none fit)")
+    parser.add_argument("--first", type=int, default=0, help="the first table's seed")
+    args = parser.parse_args()
+    problem = art_missing()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
+    gallery = tile_gallery()
+    enrol_box(gallery)
+    tables = []
+    start = time.perf_counter()
+    for k in range(args.tables):
+        tables.append(photographed_table(args.first + k, args.tiles, gallery))
+        took = time.perf_counter() - start
+        print(f"\rtable {k + 1}/{args.tables} read ({took:.0f} s)", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    print(f"shipped bars {SHIPPED}: {total(tables, SHIPPED).line()}")
+    rows = []
+    for values in itertools.product(*GRID.values()):
+        bars = BoxBars(**dict(zip(GRID, values, strict=True)))
+        rows.append((total(tables, bars), bars))
+    print("grid, the most right at each count of wrong (a ceiling):")
+    best_by_wrong: dict[int, tuple[Counts, BoxBars]] = {}
+    for counts, bars in rows:
+        kept = best_by_wrong.get(counts.wrong)
+        if kept is None or counts.right > kept[0].right:
+            best_by_wrong[counts.wrong] = (counts, bars)
+    for wrong in sorted(best_by_wrong)[:6]:
+        counts, bars = best_by_wrong[wrong]
+        print(f"  {counts.line()}  {bars}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

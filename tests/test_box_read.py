@@ -1,0 +1,115 @@
+"""Reading a photo against the user's enrolled box: the gallery's likeness narrowed by the rules'
+fit with the tiles around, and real printed art read that way."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.cli import main
+from companion.games.starwars import models as starwars_models
+from companion.games.starwars.reader.board_read import read_board
+from companion.games.starwars.reader.box_read import BoxBars, narrow, read_against_box, side_fits
+from companion.games.starwars.reader.gallery import tile_gallery
+from companion.games.starwars.tiles import Tile, parse_tile
+from companion.vision.gallery import GalleryMatch
+from models.training.real_art import art_missing, deal_board, enrol_box, photograph
+
+ROUTE_EW = parse_tile({"features": [{"kind": "route", "edges": "EW"}]})
+ROUTE_NS = ROUTE_EW.rotated(1)
+ASTEROID_W = parse_tile({"features": [{"kind": "asteroid", "edges": "W"}]})
+PLANET = parse_tile({"features": [{"kind": "planet", "symbols": ["empire"]}]})
+E, W = 1, 3
+
+
+def match(*ranked: tuple[Tile, float]) -> GalleryMatch[Tile]:
+    return GalleryMatch(ranked[0][0], ranked[0][1], ranked[1][1] if len(ranked) > 1 else -1.0, ranked=ranked)
+
+
+def test_sides_fit_as_the_rules_say() -> None:
+    assert side_fits(ROUTE_EW, E, ROUTE_EW)  # route to route
+    assert not side_fits(ROUTE_NS, E, ROUTE_EW)  # space to route
+    assert side_fits(ROUTE_NS, E, PLANET)  # space to space
+    assert not side_fits(PLANET, E, ASTEROID_W)  # space to asteroid
+
+
+def test_a_neighbour_drops_the_candidates_that_cannot_lie_beside_it() -> None:
+    candidates = {(0, 0): [(ROUTE_NS, 0.9), (ROUTE_EW, 0.85)], (1, 0): [(ROUTE_EW, 0.95)]}
+    fits = narrow(candidates)
+    assert fits == {(0, 0): True, (1, 0): True}
+    assert candidates[(0, 0)] == [(ROUTE_EW, 0.85)]  # the likelier reading did not fit
+
+
+def test_a_cell_nothing_fits_keeps_its_candidates_and_says_so() -> None:
+    candidates = {(0, 0): [(PLANET, 0.9)], (1, 0): [(ASTEROID_W, 0.95)]}
+    fits = narrow(candidates)
+    assert not fits[(0, 0)] or not fits[(1, 0)]
+    assert candidates == {(0, 0): [(PLANET, 0.9)], (1, 0): [(ASTEROID_W, 0.95)]}
+
+
+def test_a_reading_is_sure_only_alike_enough_and_ahead_of_the_rest() -> None:
+    bars = BoxBars(not_a_tile=0.6, window=0.15, sure_score=0.7, sure_margin=0.08)
+    readings = read_against_box(
+        {
+            (0, 0): match((PLANET, 0.92), (ROUTE_NS, 0.5)),  # alone in its window: sure
+            (5, 5): match((ROUTE_EW, 0.9), (ROUTE_NS, 0.86)),  # two close, no neighbour: asked
+            (9, 9): match((ROUTE_EW, 0.5)),  # like no picture: no tile of the box
+            (7, 7): None,
+        },
+        bars,
+    )
+    by_cell = {reading.cell: reading for reading in readings}
+    assert set(by_cell) == {(0, 0), (5, 5)}
+    assert by_cell[(0, 0)].tile == PLANET
+    assert by_cell[(5, 5)].tile is None and by_cell[(5, 5)].choices == (ROUTE_EW, ROUTE_NS)
+    low = read_against_box({(0, 0): match((PLANET, 0.65))}, bars)
+    assert low[0].tile is None  # alone, but not alike enough to be sure
+
+
+@pytest.mark.skipif(art_missing() is not None, reason=art_missing() or "")
+def test_real_printed_art_is_read_against_the_box_enrolled_from_one_scan_a_type() -> None:
+    box = tile_gallery()
+    enrol_box(box)
+    rng = random.Random("test-box-read")
+    laid = deal_board(rng, 24)
+    result = read_board(photograph(rng, laid), starwars_models.cell_model(), box)
+    assert result["box"] is True
+    read = {tuple(cell["at"]): cell for cell in result["cells"]}
+    sure = {at: parse_tile(cell["tile"]) for at, cell in read.items() if cell["tile"] is not None}
+    # the lattice numbers its own cells: line the reading up by the start tile's neighbourhood
+    shifts = [
+        (ax - x, ay - y) for (ax, ay), tile in sure.items() for (x, y), t in laid.items() if t.tile == tile
+    ]
+    dx, dy = max(set(shifts), key=shifts.count)
+    right = sum(1 for (x, y), t in laid.items() if sure.get((x + dx, y + dy)) == t.tile)
+    wrong = sum(
+        1
+        for (x, y), tile in sure.items()
+        if laid.get((x - dx, y - dy)) is None or laid[(x - dx, y - dy)].tile != tile
+    )
+    assert wrong == 0
+    assert right >= 0.9 * len(laid)
+    # what is not sure is asked with the choices left, never guessed
+    for cell in read.values():
+        if cell["tile"] is None:
+            assert cell["reading"] in ("unsure", "unknown")
+
+
+def test_board_read_says_which_box_it_reads_against(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_board_read import table_picture
+
+    picture, _ = table_picture()
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), picture)
+    assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state")]) == 0
+    assert "no box enrolled" in capsys.readouterr().err
+    gallery = tile_gallery(tmp_path / "state" / "gallery")
+    gallery.add(cv2.resize(picture[300:400, 500:600], (96, 96)), PLANET, "one")
+    assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state"), "--json"]) == 0
+    out = capsys.readouterr()
+    assert "read against your box: 1 pictures" in out.err and '"box": true' in out.out
