@@ -1,18 +1,34 @@
-"""Soak run: ``companion run`` on the simulated table for hours, at table pace, with phones watching.
+"""Soak run: ``companion run`` on the simulated table for hundreds of games, with phones watching.
 
-The service is started as the systemd unit starts it (``companion run --config FILE``) with
-``[camera] source = "simulator"``: simulated games one after another, read frame by frame by the
-real pipeline, at ``--fps`` frames a second. Phones come and go: ``--phones`` scoreboards each
-hold the live stream (``/api/events``) for a while, leave, and come back, and load the page and
-the state now and then. Every ``--every`` seconds the server's resident memory (VmRSS), threads
-and open files are sampled from /proc, with the games and events it has stored.
+The service is started as the systemd unit starts it (``companion run``'s own code, from a config
+file) with ``[camera] source = "simulator"``: simulated Star Wars games one after another, read
+frame by frame by the real pipeline at ``--fps`` frames a second (5 is table pace; more plays
+faster, as fast as one core reads), stored with their pictures, broadcast. Phones come and go:
+``--phones`` scoreboards each hold the live stream for a while, leave, come back, and load the
+page, the state and the list of games on each visit.
 
-The run passes when, between the end of the warm-up (``--warm-up`` minutes) and the end, memory
-grows by less than ``--rss-growth`` MiB and the threads and open files, sampled between the
-phones' visits, end where they were. The samples go to ``build/soak.csv``, the summary to
-``build/soak.json``.
+It plays until ``--games`` games have been played, or for ``--minutes``, then stops the service
+(SIGTERM, as systemd does). Everything is kept in ``--state`` (the store, the figures so far), so
+the next run with the same ``--state`` goes on where this one stopped: the service restarts on
+the same store, the interrupted game is resumed from its journal, and the next game has the next
+seed.
 
-    .venv/bin/python benchmarks/soak.py --minutes 120
+Every ``--every`` seconds the service's resident memory (VmRSS), threads and open files are
+read from /proc (``samples.csv`` in the state folder). For each game: its lowest and highest
+memory. At the end: the memory trend per 10 games after the warm-up (``--warm-up`` games of each
+run), each game's lowest against the lowest of the first tenth of games, and the threads and open
+files with no phone connected against where they were after the warm-up. ``summary.json`` in the
+state folder holds them. It passes when the trend is under ``--trend`` MiB per 10 games, no
+game's lowest is more than ``--floor-rise`` MiB above the first tenth's, and threads and open
+files are back where they were.
+
+    nice -n 10 taskset -c 1 .venv/bin/python benchmarks/soak.py --games 300 --fps 100
+    .venv/bin/python benchmarks/soak.py --games 300 --fps 100     # again: goes on where it stopped
+    .venv/bin/python benchmarks/soak.py --report                  # the figures so far
+
+``--tracemalloc`` also has the service take a tracemalloc snapshot at each new game and prints
+what grew most between the first game after the warm-up and the last (slow: for a hunt over a
+few dozen games, not for the figures).
 """
 
 from __future__ import annotations
@@ -28,14 +44,14 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-BUILD = REPO / "build"
+STATE = REPO / "build" / "soak"
 
 
 def free_port() -> int:
@@ -45,19 +61,7 @@ def free_port() -> int:
         return port
 
 
-@dataclass
-class Sample:
-    minute: float
-    rss_mib: float
-    threads: int
-    open_files: int
-    games: int
-    events: int
-    phones_watching: int
-    cpu_seconds: float
-
-
-def proc_fields(pid: int) -> dict[str, str]:
+def proc_status(pid: int) -> dict[str, str]:
     fields = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
@@ -65,13 +69,17 @@ def proc_fields(pid: int) -> dict[str, str]:
     return fields
 
 
+def open_files(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
 def cpu_seconds(pid: int) -> float:
     parts = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def get_json(port: int, path: str) -> object:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def get_json(port: int, path: str, timeout: float = 10) -> Any:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         connection.request("GET", path)
         return json.loads(connection.getresponse().read())
@@ -93,13 +101,13 @@ class Phone(threading.Thread):
         while not self.stop.is_set():
             try:
                 self.visit()
-            except (OSError, http.client.HTTPException):
+            except (OSError, http.client.HTTPException, ValueError):
                 self.errors += 1
             self.watching = False
             self.stop.wait(self.rng.uniform(5, 40))  # away
 
     def visit(self) -> None:
-        for path in ("/", "/api/state"):
+        for path in ("/", "/api/state", "/games", "/api/games"):
             connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
             connection.request("GET", path)
             connection.getresponse().read()
@@ -120,170 +128,337 @@ class Phone(threading.Thread):
             connection.close()
 
 
-def sample(pid: int, port: int, started: float, phones: list[Phone]) -> Sample:
-    fields = proc_fields(pid)
-    state = get_json(port, "/api/state")
-    games = get_json(port, "/api/games")
-    assert isinstance(state, dict)
-    return Sample(
-        minute=round((time.monotonic() - started) / 60, 2),
-        rss_mib=round(int(fields["VmRSS"].split()[0]) / 1024, 1),
-        threads=int(fields["Threads"]),
-        open_files=len(os.listdir(f"/proc/{pid}/fd")),
-        games=len(games) if isinstance(games, list) else -1,
-        events=int(state.get("events") or 0),
-        phones_watching=sum(phone.watching for phone in phones),
-        cpu_seconds=round(cpu_seconds(pid), 1),
+@dataclass
+class Game:
+    number: int  # 1, 2, ... over every run
+    run: int
+    game_id: int
+    lowest_mib: float
+    highest_mib: float
+    samples: int
+    complete: bool = False  # seen to its end (the next game's start)
+
+
+@dataclass
+class Soak:
+    """What is kept between runs."""
+
+    runs: int = 0
+    next_seed: int = 1
+    last_game_id: int = 0  # the game under way when the last run stopped
+    games: list[Game] = field(default_factory=list)
+    minutes: float = 0.0
+    stream_messages: int = 0
+    phone_errors: int = 0
+    # per run: threads and open files with no phone connected, after its warm-up and at its end
+    idle: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path) -> Soak:
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["games"] = [Game(**game) for game in data["games"]]
+        return cls(**data)
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
+
+
+def write_config(folder: Path, port: int, fps: float) -> Path:
+    config = folder / "config.toml"
+    config.write_text(
+        f'state_dir = "{folder / "store"}"\n[web]\nhost = "127.0.0.1"\nport = {port}\nmdns = false\n'
+        f'pin = "2468"\n[camera]\nsource = "simulator"\nfps = {fps}\n',
+        encoding="utf-8",
     )
+    return config
 
 
-def slope_per_hour(points: list[tuple[float, float]]) -> float:
-    if len(points) < 2:
-        return 0.0
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    denominator = sum((x - mx) ** 2 for x in xs) or 1.0
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / denominator * 60
+def serve(config_path: str, first_seed: int, snapshots: str | None, tiles: int | None) -> int:
+    """The child: ``companion run --config FILE`` as the service runs it, its simulated games from
+    ``first_seed`` on, each stopped after ``tiles`` tiles (None: whole games); with ``snapshots``,
+    a tracemalloc snapshot there on each SIGUSR1."""
+    import dataclasses
+    import functools
+    import logging
 
+    if tiles is not None:  # the simulated table's games, shorter; nothing else changes
+        from companion.games.starwars.sim import table_games
 
-def floors_by_game(samples: list[Sample]) -> list[tuple[float, float]]:
-    """Each whole game's lowest sample (minute, MiB). Memory climbs within a game as its board
-    grows and falls back when the next starts; the floors show what stays from game to game.
-    The first and last games seen are left out: either may be only partly sampled."""
-    lowest: dict[int, Sample] = {}
-    for s in samples:
-        if s.games not in lowest or s.rss_mib < lowest[s.games].rss_mib:
-            lowest[s.games] = s
-    games = sorted(lowest)[1:-1]
-    return [(lowest[g].minute, lowest[g].rss_mib) for g in games]
+        whole = table_games.SimulatedGames.__init__
+
+        @functools.wraps(whole)
+        def shorter(self: table_games.SimulatedGames, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("tiles", tiles)
+            whole(self, *args, **kwargs)
+
+        table_games.SimulatedGames.__init__ = shorter  # type: ignore[method-assign]
+
+    if snapshots is not None:
+        import tracemalloc
+
+        tracemalloc.start(12)
+        taken = [0]
+
+        def snapshot(signum: int, frame: object) -> None:
+            taken[0] += 1
+            tracemalloc.take_snapshot().dump(f"{snapshots}/{taken[0]:04d}.snapshot")
+
+        signal.signal(signal.SIGUSR1, snapshot)
+
+    from companion.config import load_config
+    from companion.service.calibrate import with_calibration
+    from companion.service.run import run_table
+
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    config = load_config(config_path)
+    config = dataclasses.replace(config, camera=with_calibration(config.camera, config.state_dir))
+    return run_table(config, first_seed=first_seed)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=120.0)
+    parser.add_argument("--games", type=int, default=300, help="games to play in all, over every run")
+    parser.add_argument("--minutes", type=float, default=None, help="stop this run after so long")
     parser.add_argument("--fps", type=float, default=5.0, help="camera frames a second (table pace: 5)")
+    parser.add_argument("--tiles", type=int, default=None, help="tiles a game (default: whole games)")
     parser.add_argument("--phones", type=int, default=6)
-    parser.add_argument("--every", type=float, default=30.0, help="seconds between samples")
-    parser.add_argument("--warm-up", type=float, default=10.0, help="minutes before the baseline")
-    parser.add_argument("--rss-growth", type=float, default=16.0, help="MiB allowed after the warm-up")
-    parser.add_argument("--out", type=Path, default=BUILD / "soak.csv")
+    parser.add_argument("--every", type=float, default=2.0, help="seconds between samples")
+    parser.add_argument("--warm-up", type=int, default=3, help="games of each run before the baseline")
+    parser.add_argument("--trend", type=float, default=1.0, help="MiB per 10 games allowed")
+    parser.add_argument("--floor-rise", type=float, default=10.0, help="MiB above the first tenth allowed")
+    parser.add_argument("--state", type=Path, default=STATE, help="the soak's folder, kept between runs")
+    parser.add_argument("--tracemalloc", action="store_true", help="snapshots at each game (slow)")
+    parser.add_argument("--report", action="store_true", help="only print the figures so far")
+    parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
+    parser.add_argument("--first-seed", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--snapshots", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        return serve(args.serve, args.first_seed, args.snapshots, args.tiles)
 
-    folder = Path(tempfile.mkdtemp(prefix="companion-soak-"))
+    args.state.mkdir(parents=True, exist_ok=True)
+    progress = args.state / "soak.json"
+    soak = Soak.load(progress)
+    if args.report:
+        return summarise(args, soak)
+    if sum(game.complete for game in soak.games) >= args.games:
+        print(f"{args.games} games already played: --report prints the figures")
+        return summarise(args, soak)
+    soak.runs += 1
+    run = soak.runs
     port = free_port()
-    config = folder / "config.toml"
-    config.write_text(
-        f'state_dir = "{folder / "state"}"\n[web]\nhost = "127.0.0.1"\nport = {port}\nmdns = false\n'
-        f'pin = "2468"\n[camera]\nsource = "simulator"\nfps = {args.fps}\n',
-        encoding="utf-8",
-    )
-    log = (folder / "server.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    config = write_config(args.state, port, args.fps)
+    snapshots = args.state / f"snapshots-{run}"
+    command = [sys.executable, __file__, "--serve", str(config), "--first-seed", str(soak.next_seed)]
+    if args.tiles is not None:
+        command += ["--tiles", str(args.tiles)]
+    if args.tracemalloc:
+        snapshots.mkdir(exist_ok=True)
+        command += ["--snapshots", str(snapshots)]
+    log = (args.state / f"server-{run}.log").open("w")
+    server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     stop = threading.Event()
     phones: list[Phone] = []
-    samples: list[Sample] = []
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    deadline = None if args.minutes is None else started + args.minutes * 60
+    stopping = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    current: Game | None = None
+    games_this_run = 0
+    idle: dict[str, Any] = {"run": run}
+    new_samples = not (args.state / "samples.csv").exists()
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                get_json(port, "/api/state")
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"the server did not start: see {folder / 'server.log'}") from None
-                time.sleep(0.5)
-        started = time.monotonic()
-        phones = [Phone(port, seed, stop) for seed in range(args.phones)]
+        wait_until_serving(server, port, args.state / f"server-{run}.log")
+        fields = proc_status(server.pid)  # no phone yet: where the threads and open files start
+        idle.update(threads_at_start=int(fields["Threads"]), open_files_at_start=open_files(server.pid))
+        phones = [Phone(port, run * 100 + seed, stop) for seed in range(args.phones)]
         for phone in phones:
             phone.start()
-        with args.out.open("w", newline="") as out:
-            writer = csv.DictWriter(
-                out, fieldnames=list(asdict(sample(server.pid, port, started, [])).keys())
-            )
-            writer.writeheader()
-            end = started + args.minutes * 60
-            while time.monotonic() < end:
-                if server.poll() is not None:
-                    raise SystemExit(
-                        f"the server stopped (exit {server.returncode}): see {folder / 'server.log'}"
-                    )
-                now = sample(server.pid, port, started, phones)
-                samples.append(now)
-                writer.writerow(asdict(now))
-                out.flush()
-                print(
-                    f"{now.minute:7.1f} min  rss {now.rss_mib:6.1f} MiB  threads {now.threads:3d}  "
-                    f"files {now.open_files:3d}  games {now.games:3d}  events {now.events:4d}  "
-                    f"watching {now.phones_watching}",
-                    flush=True,
+        with (args.state / "samples.csv").open("a", newline="") as out:
+            writer = csv.writer(out)
+            if new_samples:
+                writer.writerow(
+                    ["run", "minute", "game", "game_id", "rss_mib", "threads", "open_files", "watching"]
                 )
-                time.sleep(max(0.0, min(args.every, end - time.monotonic())))
+            while not stopping.is_set() and (deadline is None or time.monotonic() < deadline):
+                if server.poll() is not None:
+                    raise SystemExit(f"the service stopped (exit {server.returncode}): see {log.name}")
+                state = get_json(port, "/api/state")
+                fields = proc_status(server.pid)
+                rss = int(fields["VmRSS"].split()[0]) / 1024
+                threads = int(fields["Threads"])
+                files = open_files(server.pid)
+                watching = sum(phone.watching for phone in phones)
+                game_id = int(state.get("game_id") or 0)
+                resumed = current is None and game_id in (0, soak.last_game_id)
+                if not resumed and (current is None or game_id != current.game_id):
+                    if current is not None:
+                        current.complete = True
+                        games_this_run += 1
+                        soak.next_seed += 1
+                        if args.tracemalloc:
+                            server.send_signal(signal.SIGUSR1)
+                        print(
+                            f"game {current.number:4d} (run {run}, id {current.game_id}): lowest "
+                            f"{current.lowest_mib:6.1f} MiB, highest {current.highest_mib:6.1f} MiB; "
+                            f"threads {threads}, open files {files}, watching {watching}",
+                            flush=True,
+                        )
+                        soak.save(progress)
+                        if sum(game.complete for game in soak.games) >= args.games:
+                            break
+                    number = (soak.games[-1].number + 1) if soak.games else 1
+                    current = Game(number, run, game_id, rss, rss, 0)
+                    soak.games.append(current)
+                if games_this_run >= args.warm_up and watching == 0:  # after the warm-up, no phone
+                    idle["threads_no_phone_after_warm_up"] = min(
+                        threads, idle.get("threads_no_phone_after_warm_up", threads)
+                    )
+                    idle["open_files_no_phone_after_warm_up"] = min(
+                        files, idle.get("open_files_no_phone_after_warm_up", files)
+                    )
+                if current is not None:
+                    current.lowest_mib = round(min(current.lowest_mib, rss), 1)
+                    current.highest_mib = round(max(current.highest_mib, rss), 1)
+                    current.samples += 1
+                minute = round((time.monotonic() - started) / 60, 2)
+                number = current.number if current is not None else 0
+                writer.writerow([run, minute, number, game_id, round(rss, 1), threads, files, watching])
+                out.flush()
+                stopping.wait(args.every)
         stop.set()
         for phone in phones:
             phone.join(timeout=35)
         time.sleep(2)
-        quiet = sample(server.pid, port, started, phones)  # every phone gone
+        fields = proc_status(server.pid)
+        idle.update(
+            threads_at_end=int(fields["Threads"]),
+            open_files_at_end=open_files(server.pid),
+            cpu_seconds=round(cpu_seconds(server.pid), 1),
+        )
     finally:
         stop.set()
         server.send_signal(signal.SIGTERM)
         try:
-            server.wait(timeout=30)
+            server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
-    return summarise(args, samples, quiet, phones, server.returncode)
+        if current is not None and not current.complete and soak.games and soak.games[-1] is current:
+            # a game cut short by the end of the run: the service resumes it from its journal on
+            # the next start, then the simulated table plays this seed again from its first tile
+            soak.games.pop()
+            soak.last_game_id = current.game_id
+        soak.minutes += (time.monotonic() - started) / 60
+        soak.stream_messages += sum(phone.messages for phone in phones)
+        soak.phone_errors += sum(phone.errors for phone in phones)
+        idle["exit"] = server.returncode
+        soak.idle.append(idle)
+        soak.save(progress)
+    if args.tracemalloc:
+        grown(snapshots, args.warm_up)
+    return summarise(args, soak)
 
 
-def summarise(
-    args: argparse.Namespace, samples: list[Sample], quiet: Sample, phones: list[Phone], code: int
-) -> int:
-    settled = [s for s in samples if s.minute >= args.warm_up]
-    if len(settled) < 4:
-        print("too short to judge: run longer than the warm-up", file=sys.stderr)
-        return 1
-    window = max(2, len(settled) // 10)
-    first, last = settled[:window], settled[-window:]
-    idle_first = [s for s in settled if s.phones_watching == 0][:window] or first
-    summary = {
-        "minutes": samples[-1].minute,
+def wait_until_serving(server: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            get_json(port, "/api/state", timeout=5)
+            return
+        except (OSError, ValueError):
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the service did not start: see {log}") from None
+            time.sleep(0.5)
+
+
+def per_ten_games(points: list[tuple[int, float]]) -> float:
+    """The least-squares slope of MiB against game number, per 10 games."""
+    if len(points) < 2:
+        return 0.0
+    xs, ys = [float(p[0]) for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    denominator = sum((x - mx) ** 2 for x in xs) or 1.0
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / denominator * 10
+
+
+def summarise(args: argparse.Namespace, soak: Soak) -> int:
+    settled = [
+        g
+        for g in soak.games
+        if g.complete and sum(1 for h in soak.games if h.run == g.run and h.number < g.number) >= args.warm_up
+    ]
+    for game in soak.games:
+        mark = "" if game in settled else "  (warm-up)"
+        print(
+            f"game {game.number:4d}  run {game.run}  lowest {game.lowest_mib:6.1f}  "
+            f"highest {game.highest_mib:6.1f}{mark}"
+        )
+    summary: dict[str, Any] = {
+        "games_played": sum(g.complete for g in soak.games),
+        "games_after_warm_up": len(settled),
+        "runs": soak.runs,
+        "minutes": round(soak.minutes, 1),
         "fps": args.fps,
-        "phones": args.phones,
-        "games_stored": quiet.games,
-        "stream_messages": sum(phone.messages for phone in phones),
-        "phone_errors": sum(phone.errors for phone in phones),
-        "rss_mib_after_warm_up": statistics.median(s.rss_mib for s in first),
-        "rss_mib_at_end": statistics.median(s.rss_mib for s in last),
-        "rss_mib_per_hour_after_warm_up": round(slope_per_hour([(s.minute, s.rss_mib) for s in settled]), 2),
-        "rss_mib_peak": max(s.rss_mib for s in samples),
-        # not judged, shown: the lowest memory of each whole game after the warm-up, and its trend
-        "rss_mib_floor_by_game": [round(mib, 1) for _, mib in floors_by_game(settled)],
-        "rss_mib_floor_per_hour": round(slope_per_hour(floors_by_game(settled)), 2),
-        "threads_range": [min(s.threads for s in samples), max(s.threads for s in samples)],
-        "threads_no_phones_after_warm_up": min(s.threads for s in idle_first),
-        "threads_no_phones_at_end": quiet.threads,
-        "open_files_range": [min(s.open_files for s in samples), max(s.open_files for s in samples)],
-        "open_files_no_phones_after_warm_up": min(s.open_files for s in idle_first),
-        "open_files_no_phones_at_end": quiet.open_files,
-        "cpu_share_of_one_core": round(samples[-1].cpu_seconds / (samples[-1].minute * 60 or 1), 3),
-        "server_exit": code,
+        "tiles": args.tiles or "whole games",
+        "stream_messages": soak.stream_messages,
+        "phone_errors": soak.phone_errors,
+        "idle": soak.idle,
     }
-    growth = summary["rss_mib_at_end"] - summary["rss_mib_after_warm_up"]
-    flat = (
-        growth < args.rss_growth
-        and summary["threads_no_phones_at_end"] <= summary["threads_no_phones_after_warm_up"]
-        and summary["open_files_no_phones_at_end"] <= summary["open_files_no_phones_after_warm_up"]
-        and code == 0
-    )
-    summary["flat"] = flat
-    (args.out.parent / "soak.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    # Each run is a process of its own, whose memory starts afresh: the trend and the rise are
+    # judged within each run, after its warm-up.
+    ok = bool(settled)
+    by_run: dict[int, dict[str, Any]] = {}
+    for run in sorted({g.run for g in settled}):
+        games = [g for g in settled if g.run == run]
+        tenth = games[: max(1, len(games) // 10)]
+        first_tenth = min(g.lowest_mib for g in tenth)
+        by_run[run] = {
+            "games": len(games),
+            "lowest_trend_mib_per_10_games": round(
+                per_ten_games([(g.number, g.lowest_mib) for g in games]), 2
+            ),
+            "highest_trend_mib_per_10_games": round(
+                per_ten_games([(g.number, g.highest_mib) for g in games]), 2
+            ),
+            "first_tenth_lowest_mib": first_tenth,
+            "lowest_mib_range": [min(g.lowest_mib for g in games), max(g.lowest_mib for g in games)],
+            "highest_mib": max(g.highest_mib for g in games),
+        }
+        judged = by_run[run]
+        ok = (
+            ok
+            and judged["lowest_trend_mib_per_10_games"] < args.trend
+            and judged["lowest_mib_range"][1] - first_tenth <= args.floor_rise
+        )
+    summary["by_run"] = by_run
+    for idle in soak.idle:
+        if "threads_at_start" in idle and "threads_at_end" in idle:
+            ok = ok and idle["threads_at_end"] <= idle["threads_at_start"]
+            ok = ok and idle["open_files_at_end"] <= idle["open_files_at_start"]
+    summary["flat"] = ok
+    (args.state / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=1))
-    return 0 if flat else 1
+    return 0 if ok else 1
+
+
+def grown(folder: Path, skip: int) -> None:
+    """What grew most between the snapshot after the warm-up and the last one."""
+    import tracemalloc
+
+    files = sorted(folder.glob("*.snapshot"))
+    if len(files) < skip + 2:
+        print(f"too few snapshots to compare ({len(files)})")
+        return
+    first, last = tracemalloc.Snapshot.load(str(files[skip])), tracemalloc.Snapshot.load(str(files[-1]))
+    print(f"tracemalloc: {files[skip].name} -> {files[-1].name}, what grew most")
+    for stat in last.compare_to(first, "traceback")[:15]:
+        print(f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
+        for line in stat.traceback.format()[-8:]:
+            print("    " + line)
 
 
 if __name__ == "__main__":
