@@ -225,6 +225,9 @@ def test_a_short_castle_game_is_played_on_the_phone_in_taps(
         tap(driver, "#setup button[type=submit]")
         taps += 1
         _wait("the game started", lambda: table.live is not None, bool)
+        # the setup page goes on to the scoreboard by itself once the game is stored: wait for
+        # it, or its navigation lands after the next page is asked for and replaces it
+        _wait("the scoreboard", lambda: driver.current_url, lambda url: url == f"{base}/")
         assert engine(table).setup.options == {"board": "standard"}
         # --- play: every tile, follower and wall tile in taps
         for index, (player, at, shape, lying, role) in enumerate(TILES):

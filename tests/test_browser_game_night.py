@@ -196,6 +196,9 @@ def test_a_short_game_is_played_on_the_phone_in_taps(served: tuple[str, Table], 
         tap(driver, "#setup button[type=submit]")
         taps += 1
         _wait("the game started", lambda: table.live is not None, bool)
+        # the setup page goes on to the scoreboard by itself: wait, or its navigation replaces
+        # the next page asked for
+        _wait("the scoreboard", lambda: driver.current_url, lambda url: url == f"{base}/")
         # --- play: every event in taps; the second tile entered turned wrong, then fixed
         wrong_done = False
         for event in script.events:
