@@ -113,3 +113,11 @@ def test_board_read_says_which_box_it_reads_against(
     assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state"), "--json"]) == 0
     out = capsys.readouterr()
     assert "read against your box: 1 pictures" in out.err and '"box": true' in out.out
+
+
+def test_a_printed_cell_like_no_picture_is_asked_about_not_dropped() -> None:
+    matches = {(0, 0): match((PLANET, 0.4), (ROUTE_EW, 0.3)), (3, 3): match((ROUTE_EW, 0.35))}
+    assert read_against_box(matches) == []  # like no picture, nothing printed: felt
+    (reading,) = read_against_box(matches, printed={(0, 0)})
+    assert reading.cell == (0, 0) and reading.tile is None and not reading.in_box
+    assert reading.choices == (PLANET, ROUTE_EW)

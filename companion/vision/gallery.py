@@ -230,14 +230,32 @@ def aligner(square: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.cvtColor(square, cv2.COLOR_BGR2GRAY), (0, 0), ALIGN_BLUR)
 
 
-def corner_for(window_aligner: np.ndarray, picture_aligner: np.ndarray) -> tuple[tuple[int, int], float]:
-    """Where a picture's tile would start in a window (x, y) if the window showed that tile, and
-    how well it fits there: the best fit of the picture within ``FIND_PX`` of the centre."""
+def unit_aligners(aligners: list[np.ndarray]) -> np.ndarray:
+    """(ways, TILE_PX * TILE_PX) float32: each picture's aligner less its mean, of unit length,
+    as ``corners_for`` compares them."""
+    if not aligners:
+        return np.zeros((0, TILE_PX * TILE_PX), np.float32)
+    flat = np.stack(aligners).reshape(len(aligners), -1).astype(np.float32)
+    flat -= flat.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(flat, axis=1, keepdims=True)
+    result: np.ndarray = flat / np.maximum(norms, 1e-6)
+    return result
+
+
+def corners_for(window_aligner: np.ndarray, units: np.ndarray) -> list[tuple[tuple[int, int], float]]:
+    """Where each picture's tile would start in a window (x, y) if the window showed that tile,
+    and how well it fits there: each picture's best fit within ``FIND_PX`` of the centre, by the
+    normalised correlation coefficient (OpenCV's TM_CCOEFF_NORMED), for every picture at once
+    (``units`` from ``unit_aligners``) as one matrix product: three times faster than a
+    template match a picture."""
     rim = (window_aligner.shape[0] - TILE_PX) // 2
-    fit = cv2.matchTemplate(window_aligner, picture_aligner, cv2.TM_CCOEFF_NORMED)
-    near = fit[rim - FIND_PX : rim + FIND_PX + 1, rim - FIND_PX : rim + FIND_PX + 1]
-    _, best, _, (x, y) = cv2.minMaxLoc(near)
-    return (rim - FIND_PX + x, rim - FIND_PX + y), float(best)
+    low, span = rim - FIND_PX, 2 * FIND_PX + 1
+    near = window_aligner[low : low + span + TILE_PX - 1, low : low + span + TILE_PX - 1].astype(np.float32)
+    patches = np.lib.stride_tricks.sliding_window_view(near, (TILE_PX, TILE_PX)).reshape(span * span, -1)
+    centred = np.linalg.norm(patches - patches.mean(axis=1, keepdims=True), axis=1)
+    fits = (patches @ units.T) / np.maximum(centred, 1e-6)[:, None]  # (places, ways)
+    best = fits.argmax(axis=0)
+    return [((low + int(k) % span, low + int(k) // span), float(fits[k, way])) for way, k in enumerate(best)]
 
 
 def nearest(place: tuple[int, int], kept: list[tuple[int, int]]) -> tuple[int, int]:
@@ -300,7 +318,8 @@ class Gallery(Generic[L]):
         # (gallery_views.py), and of the picture itself (``_copies``: what a near copy matches)
         self._templates: list[np.ndarray] = []
         self._copies: list[np.ndarray] = []
-        self._stacked: tuple[np.ndarray, np.ndarray] | None = None  # both as arrays, until one changes
+        # the vectors and aligners as arrays, until one changes
+        self._stacked: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._aligners: list[np.ndarray] = []  # each picture as it lies, to find it in a window
         self._colours: list[np.ndarray] = []  # and its colours, to tell badges apart
         self._tiles: list[L] = []  # as each template lies
@@ -450,11 +469,13 @@ class Gallery(Generic[L]):
         window: np.ndarray,
         allowed: Callable[[L], bool] | None = None,
         rivals: Iterable[L] = (),
+        second_opinions: bool = True,
     ) -> GalleryMatch[L] | None:
         """The gallery's reading of a camera window (``CROP_PX`` square, centred on its cell),
         among the ways of lying ``allowed`` keeps; None when there are none to match.
         ``rivals``: every way of lying that might lie there; any the gallery has no picture of
-        makes the match ``unseen_rivals``.
+        makes the match ``unseen_rivals``. Without ``second_opinions`` the grey layout's and
+        the colours' margins are not worked out (a reader that weighs only ``ranked``).
 
         Each picture is compared with the square cut where that picture fits the window best.
         A tile's own outline is not always the strongest square of edges in its window (a print
@@ -462,13 +483,13 @@ class Gallery(Generic[L]):
         different picture to the likeness."""
         check_window(window)
         with self._lock:  # one snapshot: pictures added meanwhile neither compete nor count
-            tiles, aligners, colours = list(self._tiles), list(self._aligners), list(self._colours)
-            templates, copies = self._kept()
+            tiles, colours = list(self._tiles), list(self._colours)
+            templates, copies, units = self._kept()
         candidates = self._candidates(tiles, allowed)
         if not candidates:
             return None
         seen = aligner(window)
-        found = [corner_for(seen, aligners[k]) for k in candidates]
+        found = corners_for(seen, units[candidates])
         # the likeness costs far more than aligning: only the places the best-fitting pictures
         # chose are cut; a picture that chose another is compared at the nearest of those
         places: list[tuple[int, int]] = []
@@ -485,6 +506,8 @@ class Gallery(Generic[L]):
         fits = np.einsum("kd,kd->k", templates[candidates], vectors[at]).tolist()
         copy_fits = np.einsum("kd,kd->k", copies[candidates], vectors[at]).tolist()
         verdict = self._verdict(tiles, candidates, fits, copy_fits, rivals)
+        if not second_opinions:
+            return verdict
         return self._second_opinions(verdict, window, tiles, candidates, fits, found, colours)
 
     def _second_opinions(
@@ -525,7 +548,7 @@ class Gallery(Generic[L]):
         """The reading of a tile's square already cut from a window (``tile_of_window``)."""
         with self._lock:
             tiles = list(self._tiles)
-            templates, copies = self._kept()
+            templates, copies, _ = self._kept()
         candidates = self._candidates(tiles, allowed)
         if not candidates:
             return None
@@ -534,13 +557,15 @@ class Gallery(Generic[L]):
         copy_fits = (copies[candidates] @ seen).tolist()
         return self._verdict(tiles, candidates, fits, copy_fits, rivals)
 
-    def _kept(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ways, D) arrays of the pictures' views' vectors and their own (under the lock)."""
+    def _kept(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ways, D) arrays of the pictures' views' vectors and their own, and the ways'
+        aligners as ``corners_for`` takes them (under the lock)."""
         if self._stacked is None:
             dimensions = len(self._templates[0]) if self._templates else 1
             self._stacked = (
                 np.array(self._templates, np.float32).reshape(-1, dimensions),
                 np.array(self._copies, np.float32).reshape(-1, dimensions),
+                unit_aligners(self._aligners),
             )
         return self._stacked
 

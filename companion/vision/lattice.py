@@ -89,6 +89,20 @@ def texture(view: np.ndarray) -> np.ndarray:
     return spread
 
 
+def printed_cells(view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> set[Cell]:
+    """The cells more than half of whose tile square is printed texture (FELT_TEXTURE), not
+    felt: a tile lies there, whatever its colours."""
+    spread = texture(view) > FELT_TEXTURE
+    half = TILE_PX // 2
+    found = set()
+    for cell in cells:
+        x, y = (round(v) for v in lattice.centre(cell))
+        square = spread[max(0, y - half) : y + half, max(0, x - half) : x + half]
+        if square.size and float(square.mean()) > TILE_FRACTION:
+            found.add(cell)
+    return found
+
+
 def tile_mask(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized): a
     colour far from the felt's, or a printed texture on a colour near it."""

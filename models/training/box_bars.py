@@ -28,7 +28,7 @@ from companion.games.starwars.reader.box_read import SHIPPED, BoxBars, read_agai
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import Gallery, GalleryMatch
-from companion.vision.lattice import crop, find_lattice
+from companion.vision.lattice import crop, find_lattice, printed_cells
 from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, photograph
 
@@ -44,6 +44,7 @@ GRID = {
 class Table:
     laid: dict[Cell, Tile]  # in the lattice's numbering
     matches: dict[Cell, GalleryMatch[Tile] | None]
+    printed: set[Cell]  # cells where printed texture lies
 
 
 @dataclass
@@ -53,9 +54,10 @@ class Counts:
     wrong: int = 0
     asked: int = 0
     missed: int = 0
+    asked_on_felt: int = 0  # prompts where no tile lies
 
     def add(self, other: Counts) -> None:
-        for name in ("laid", "right", "wrong", "asked", "missed"):
+        for name in ("laid", "right", "wrong", "asked", "missed", "asked_on_felt"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def share(self, n: int) -> str:
@@ -65,7 +67,8 @@ class Counts:
         share = self.share
         return (
             f"{self.laid} tiles: right {self.right} ({share(self.right)}), wrong {self.wrong} "
-            f"({share(self.wrong)}), asked {self.asked} ({share(self.asked)}), missed {self.missed}"
+            f"({share(self.wrong)}), asked {self.asked} ({share(self.asked)}), missed {self.missed}, "
+            f"asked where no tile lies {self.asked_on_felt}"
         )
 
 
@@ -79,9 +82,9 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
     view = Rectifier().rectify(photo, located.homography)
     found = find_lattice(view)
     if found is None:
-        return Table({}, {})
+        return Table({}, {}, set())
     lattice, cells = found
-    matches = {cell: gallery.match(crop(view, lattice.centre(cell))) for cell in cells}
+    matches = {cell: gallery.match(crop(view, lattice.centre(cell)), second_opinions=False) for cell in cells}
     # the lattice numbers its own cells: the shift that lines up most best matches is its numbering
     votes = [
         (cell[0] - at[0], cell[1] - at[1])
@@ -91,12 +94,13 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
         if tile.tile == match.tile
     ]
     dx, dy = statistics.mode(votes) if votes else (0, 0)
-    return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches)
+    printed = printed_cells(view, lattice, cells)
+    return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches, printed)
 
 
 def count(table: Table, bars: BoxBars) -> Counts:
     counts = Counts(laid=len(table.laid))
-    readings = {reading.cell: reading for reading in read_against_box(table.matches, bars)}
+    readings = {reading.cell: reading for reading in read_against_box(table.matches, bars, table.printed)}
     for cell, truth in table.laid.items():
         reading = readings.get(cell)
         if reading is None:
@@ -108,6 +112,9 @@ def count(table: Table, bars: BoxBars) -> Counts:
         else:
             counts.wrong += 1
     counts.wrong += sum(1 for cell, r in readings.items() if cell not in table.laid and r.tile is not None)
+    counts.asked_on_felt += sum(
+        1 for cell, r in readings.items() if cell not in table.laid and r.tile is None
+    )
     return counts
 
 

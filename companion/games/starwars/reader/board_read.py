@@ -19,7 +19,7 @@ from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.frames import check_frame
 from companion.vision.gallery import Gallery
 from companion.vision.labels import EMPTY, FALLEN
-from companion.vision.lattice import crop, find_lattice
+from companion.vision.lattice import crop, find_lattice, printed_cells
 from companion.vision.picture_checks import light_problem, looks_drawn, mat_problem
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
@@ -87,8 +87,9 @@ def read_located(
     lattice, cells = found
     from_box: dict[Cell, BoxReading] = {}
     if box is not None:
-        matches = {cell: box.match(crop(view, lattice.centre(cell))) for cell in cells}
-        from_box = {reading.cell: reading for reading in read_against_box(matches)}
+        matches = {cell: box.match(crop(view, lattice.centre(cell)), second_opinions=False) for cell in cells}
+        printed = printed_cells(view, lattice, cells)
+        from_box = {reading.cell: reading for reading in read_against_box(matches, printed=printed)}
     labels = model.labels
     for reading in model.read(view, lattice, cells):
         index, confidence = reading.best()
@@ -128,9 +129,10 @@ def read_located(
 
 def _box_entry(reading: BoxReading) -> dict[str, Any]:
     """A cell read against the box: its tile when sure, else the choices left to ask about."""
+    unsure = "unsure" if reading.in_box else "unknown"
     entry: dict[str, Any] = {
         "tile": reading.tile.to_json() if reading.tile is not None else None,
-        "reading": "tile" if reading.tile is not None else "unsure",
+        "reading": "tile" if reading.tile is not None else unsure,
         "confidence": round(reading.score, 4),
     }
     if reading.tile is None:

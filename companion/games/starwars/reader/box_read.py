@@ -12,12 +12,13 @@ a tile of the box (felt, a die, a hand).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from companion.games.base import Cell
 from companion.games.carcassonne.geometry import OFFSETS
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import GalleryMatch
+from companion.vision.gallery import CHOICES, GalleryMatch
 
 # Likeness bars (models/training/box_bars.py on tile-art-dev tables, docs/vision.md "Reading
 # against your box"): a window less like every picture than ``not_a_tile`` holds no tile of the
@@ -45,6 +46,7 @@ class BoxReading:
     margin: float  # how far it is ahead of the next candidate left (1.0 when it is the only one)
     choices: tuple[Tile, ...]  # the candidates left, likeliest first: what to offer a person
     fits_neighbours: bool  # False when no candidate fitted the cells around it
+    in_box: bool = True  # False when something printed lies there like no picture of the box
 
 
 def side_fits(tile: Tile, side: int, other: Tile) -> bool:
@@ -93,10 +95,14 @@ def _neighbours(cell: Cell, cells: dict[Cell, list[tuple[Tile, float]]]) -> list
 
 
 def read_against_box(
-    matches: dict[Cell, GalleryMatch[Tile] | None], bars: BoxBars = SHIPPED
+    matches: dict[Cell, GalleryMatch[Tile] | None],
+    bars: BoxBars = SHIPPED,
+    printed: Collection[Cell] = (),
 ) -> list[BoxReading]:
-    """The readings of the cells whose windows the gallery matched; a cell with no match, or
-    one no picture is like, is left out (no tile of the box lies there)."""
+    """The readings of the cells whose windows the gallery matched. A cell no picture is like
+    holds no tile of the box and is left out, unless it is among ``printed`` (cells where
+    something printed lies, not felt): that is a tile the box's pictures do not show well, read
+    as not sure, ``in_box`` False, with the likeliest ways to offer."""
     candidates = {
         cell: candidates_of(match, bars.window)
         for cell, match in matches.items()
@@ -118,4 +124,10 @@ def read_against_box(
                 fits[cell],
             )
         )
+    for cell in printed:
+        match = matches.get(cell)
+        if cell in candidates or match is None or not match.ranked:
+            continue
+        likeliest = tuple(tile for tile, _ in match.ranked[:CHOICES])
+        readings.append(BoxReading(cell, None, match.ranked[0][1], 0.0, likeliest, True, in_box=False))
     return readings
