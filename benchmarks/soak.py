@@ -69,6 +69,11 @@ def proc_status(pid: int) -> dict[str, str]:
     return fields
 
 
+def disk_use(folder: Path) -> int:
+    """Bytes the files under ``folder`` take on disk."""
+    return sum(path.stat().st_blocks * 512 for path in folder.rglob("*") if path.is_file())
+
+
 def open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -137,6 +142,7 @@ class Game:
     highest_mib: float
     samples: int
     complete: bool = False  # seen to its end (the next game's start)
+    store_mib: float = 0.0  # the state dir on disk (games, pictures, database) as it ended
 
 
 @dataclass
@@ -297,6 +303,7 @@ def main() -> int:
                 if not resumed and (current is None or game_id != current.game_id):
                     if current is not None:
                         current.complete = True
+                        current.store_mib = round(disk_use(args.state / "store") / 2**20, 2)
                         games_this_run += 1
                         soak.next_seed += 1
                         if args.tracemalloc:
@@ -395,7 +402,7 @@ def summarise(args: argparse.Namespace, soak: Soak) -> int:
         mark = "" if game in settled else "  (warm-up)"
         print(
             f"game {game.number:4d}  run {game.run}  lowest {game.lowest_mib:6.1f}  "
-            f"highest {game.highest_mib:6.1f}{mark}"
+            f"highest {game.highest_mib:6.1f}  store {game.store_mib:6.2f} MiB{mark}"
         )
     summary: dict[str, Any] = {
         "games_played": sum(g.complete for g in soak.games),
@@ -435,6 +442,10 @@ def summarise(args: argparse.Namespace, soak: Soak) -> int:
             and judged["lowest_mib_range"][1] - first_tenth <= args.floor_rise
         )
     summary["by_run"] = by_run
+    stored = [g for g in soak.games if g.complete and g.store_mib]
+    if stored:
+        summary["store_mib_after_each_game_max"] = max(g.store_mib for g in stored)
+        summary["store_mib_at_end"] = stored[-1].store_mib
     for idle in soak.idle:
         if "threads_at_start" in idle and "threads_at_end" in idle:
             ok = ok and idle["threads_at_end"] <= idle["threads_at_start"]
