@@ -121,3 +121,31 @@ def test_a_printed_cell_like_no_picture_is_asked_about_not_dropped() -> None:
     (reading,) = read_against_box(matches, printed={(0, 0)})
     assert reading.cell == (0, 0) and reading.tile is None and not reading.in_box
     assert reading.choices == (PLANET, ROUTE_EW)
+
+
+def test_the_tracker_records_a_gallery_reading_by_the_box_s_bars_only_against_an_enrolled_box() -> None:
+    from companion.games.starwars.reader.learning import TileLearning
+    from companion.games.starwars.sim.render import tile_picture
+    from companion.vision.gallery import ENROLLED
+
+    gallery = tile_gallery()
+    learning = TileLearning(gallery, ROUTE_EW)
+    fair = GalleryMatch(PLANET, 0.75, 0.6)  # short of the gallery's own bars, within the box's
+    close = GalleryMatch(PLANET, 0.75, 0.7)
+    assert not fair.sure and not learning.sure(fair)
+    gallery.add(tile_picture(PLANET, 10_001, 96), PLANET, f"{ENROLLED}-planet")
+    assert learning.sure(fair) and not learning.sure(close)
+
+
+def test_the_simulator_draws_a_printed_box_s_scan_turned_as_the_tile_lies() -> None:
+    import numpy as np
+
+    from companion.games.starwars.sim.render import _tile_picture, register_printed_box
+
+    scan = np.zeros((64, 64, 3), np.uint8)
+    scan[:8] = 255  # a white band along its north side
+    register_printed_box(123_456, [(ASTEROID_W.rotated(1), scan)])  # upright: asteroid on N
+    drawn = _tile_picture(ASTEROID_W.rotated(2), 123_456, 0)  # lies with the asteroid on E
+    assert drawn[:, -3:].mean() > 200 and drawn[:, :3].mean() < 50
+    with pytest.raises(ValueError, match="no type of the printed box lies as"):
+        _tile_picture(PLANET, 123_456, 0)

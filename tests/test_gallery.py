@@ -27,6 +27,7 @@ from companion.vision.gallery import (
     AGREED_MARGIN,
     AGREED_SCORE,
     CHOICES,
+    ENROLLED,
     FIND_PX,
     LAYOUT_MARGIN,
     MATCH_MARGIN,
@@ -576,3 +577,15 @@ def test_an_unfamiliar_tile_is_asked_about_with_the_gallery_s_likeliest_ways_as_
     assert prompt.choices[0] == lying
     assert all(link.game.board.fit_error(cell, choice) is None for choice in prompt.choices)
     assert prompt.to_json()["choices"][0] == lying.to_json()
+
+
+def test_against_an_enrolled_box_a_printed_tile_square_is_not_gone() -> None:
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    gallery = tile_gallery()
+    tracker = Tracker(EngineLink(setup), LABELS, gallery=gallery)
+    printed = window_of(box_picture(START), seed=3)  # no window of it was kept
+    felt = window_of(np.full((96, 96, 3), (70, 120, 80), np.uint8), seed=4)
+    assert not tracker.learning.still_there((2, 2), printed)  # no box: the model's word stands
+    gallery.add(box_picture(START), START, f"{ENROLLED}-start")
+    assert tracker.learning.still_there((2, 2), printed)
+    assert not tracker.learning.still_there((2, 2), felt)

@@ -74,6 +74,8 @@ CHOICES = 3
 # asteroid field in a near-black style, spreads 2.9 levels in its liveliest channel; the box
 # art's flattest 14.9.
 FLAT_SPREAD = 2.0
+# the names of pictures of an enrolled box start so (``companion enroll``, the enrolment page)
+ENROLLED = "enrolled"
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 
 
@@ -343,6 +345,11 @@ class Gallery(Generic[L]):
         """Every way of lying the gallery has a picture of."""
         with self._lock:
             return set(self._tiles)
+
+    def enrolled(self) -> bool:
+        """Whether a box was enrolled: some picture's name starts with ENROLLED."""
+        with self._lock:
+            return any(name.startswith(ENROLLED) for name in self._names)
 
     def __len__(self) -> int:
         with self._lock:

@@ -103,6 +103,14 @@ def printed_cells(view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> set[
     return found
 
 
+def looks_printed(window: np.ndarray) -> bool:
+    """Whether more than half of the tile square at the middle of a cell's window (``crop``) is
+    printed texture, not felt: some tile lies there, whatever its art."""
+    rim = (window.shape[0] - TILE_PX) // 2
+    spread = texture(window)[rim : rim + TILE_PX, rim : rim + TILE_PX] > FELT_TEXTURE
+    return float(spread.mean()) > TILE_FRACTION
+
+
 def tile_mask(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized): a
     colour far from the felt's, or a printed texture on a colour near it."""

@@ -65,6 +65,7 @@ from models.training.cell_data import (
 )
 from models.training.gallery_bars import logged
 from models.training.gallery_data import enrolment_pictures
+from models.training.real_art import draw_real_art, enrol_box, load_box, real_catalog
 
 FIRST_GAME = 9_000  # game seeds the simulator never gave the training data (which uses no games)
 
@@ -223,13 +224,19 @@ def _game(
 ) -> dict[str, Any]:
     from companion.games.starwars.sim.play import read_game, simulated_game
 
-    truth = simulated_game(seed, players=2 + seed % 4)
+    catalog = real_catalog() if art == "real" else None
+    truth = simulated_game(seed, players=2 + seed % 4, catalog=catalog)
     model = CellModel(model_path or starwars_models.cells_path())
-    styles, cameras = ARTS[art]
+    styles, cameras = ARTS[art] if art != "real" else ((draw_real_art(),), HELD_OUT_CAMERAS)
     style = styles[seed % len(styles)]
     camera = cameras[seed % len(cameras)]
     gallery, enrolled = None, 0
-    if enrol == "folder":
+    if art == "real" and enrol is not None:
+        if enrol != "folder":
+            raise SystemExit("evaluate: the real art is enrolled from its scans (--enroll folder)")
+        gallery, enrolled = tile_gallery(), len(load_box())
+        enrol_box(gallery)
+    elif enrol == "folder":
         gallery, enrolled = enrolled_gallery(style), len(load_catalog().tiles)
     elif enrol == "camera":
         gallery, enrolled = camera_enrolled_gallery(style, camera, seed)
@@ -340,11 +347,13 @@ def evaluate_games(
 
 
 def art_of(args: argparse.Namespace) -> str:
-    flags = {"box": args.box_art, "wide": args.wide_art, "invented": args.invented_art}
+    flags = {"box": args.box_art, "wide": args.wide_art, "invented": args.invented_art, "real": args.real_art}
     chosen = [art for art, given in flags.items() if given]
     if len(chosen) > 1:
         named = " and ".join(f"--{art}-art" for art in chosen)
-        raise SystemExit(f"evaluate: one of --box-art, --wide-art and --invented-art, not {named}")
+        raise SystemExit(
+            f"evaluate: one of --box-art, --wide-art, --invented-art and --real-art, not {named}"
+        )
     return chosen[0] if chosen else "trained"
 
 
@@ -374,6 +383,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="draw them in held-out styles of the fourth family, whose emblems, sprites and route marks "
         "no shipped model saw",
+    )
+    parser.add_argument(
+        "--real-art",
+        action="store_true",
+        help="deal the games from a box of real printed art, drawn from its scans "
+        "(../shared/data/tile-art-dev, models/training/real_art.py)",
     )
     parser.add_argument(
         "--enroll",

@@ -20,9 +20,10 @@ import numpy as np
 
 from companion.games.base import Cell
 from companion.games.starwars.board import Board
-from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene
+from companion.games.starwars.catalog import Catalog, CatalogTile
+from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene, register_printed_box
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import Gallery
+from companion.vision.gallery import ENROLLED, Gallery
 from companion.vision.mat import STANDARD_MAT
 from models.training.cell_data import HELD_OUT_CAMERAS
 
@@ -48,6 +49,10 @@ class LaidTile:
     tile: Tile  # as it lies
 
 
+# the art style the simulator draws a box of real art in (companion/games/starwars/sim/render.py)
+REAL_ART_STYLE = 900_000
+
+
 def art_missing() -> str | None:
     """Why the real art cannot be used here, or None when it can."""
     if not ART.is_dir():
@@ -66,6 +71,25 @@ def load_box() -> tuple[BoxType, ...]:
             raise FileNotFoundError(f"{ART / name}.png cannot be read")
         box.append(BoxType(name, parse_tile(entry["tile"], name), int(entry["count"]), picture))
     return tuple(box)
+
+
+def real_catalog() -> Catalog:
+    """The box as a catalog to deal games from: one of the start type's tiles is the start."""
+    start = json.loads(LABELS.read_text())["start"]
+    tiles = []
+    for kind in load_box():
+        count = kind.count - (kind.name == start)
+        if count:
+            tiles.append(CatalogTile(kind.name, kind.name, count, kind.tile))
+        if kind.name == start:
+            tiles.append(CatalogTile(f"{kind.name}-start", kind.name, 1, kind.tile, start=True))
+    return Catalog("real printed art: ../shared/data/tile-art-dev", tuple(tiles))
+
+
+def draw_real_art() -> int:
+    """Make the simulator draw REAL_ART_STYLE from the box's scans; the style."""
+    register_printed_box(REAL_ART_STYLE, [(kind.tile, kind.picture) for kind in load_box()])
+    return REAL_ART_STYLE
 
 
 def deal_board(rng: random.Random, tiles: int) -> dict[Cell, LaidTile]:
@@ -114,6 +138,7 @@ def photograph(rng: random.Random, laid: dict[Cell, LaidTile], camera_seed: int 
 
 
 def enrol_box(gallery: Gallery[Tile]) -> None:
-    """One picture per type into ``gallery``: the scan, upright, with its tile."""
+    """One picture per type into ``gallery``, as ``companion enroll`` keeps it: the scan,
+    upright, with its tile."""
     for kind in load_box():
-        gallery.add(kind.picture, kind.tile, kind.name)
+        gallery.add(kind.picture, kind.tile, f"{ENROLLED}-{kind.name}")

@@ -93,7 +93,7 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
     from companion.games.starwars.reader.gallery import tile_gallery
     from companion.games.starwars.tiles import parse_tile
-    from companion.vision.gallery import flat_picture
+    from companion.vision.gallery import ENROLLED, flat_picture
     from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
     from companion.web.server import default_state_dir
 
@@ -120,7 +120,7 @@ def _enroll(args: argparse.Namespace) -> int:
             bad.append(f"{name}: one flat colour, no tile in it: take the picture again, the tile filling it")
             continue
         try:
-            gallery.add(picture, tile, name=f"enrolled-{name}")
+            gallery.add(picture, tile, name=f"{ENROLLED}-{name}")
         except ValueError as error:
             bad.append(f"{name}: {error}")
             continue

@@ -18,7 +18,7 @@ import numpy as np
 from companion.errors import UserError
 from companion.games.base import Cell
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import Gallery, tile_of_window
+from companion.vision.gallery import ENROLLED, Gallery, tile_of_window
 from companion.vision.lattice import crop, find_lattice
 from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
 from companion.vision.rectify import Rectifier
@@ -135,7 +135,7 @@ class Enrolment:
         again replaces its picture. Returns the picture's name in the gallery."""
         with self._lock:
             laid = self._laid_at(cell)
-            name = laid.enrolled or self.gallery.free_name("enrolled")
+            name = laid.enrolled or self.gallery.free_name(ENROLLED)
             self.gallery.add(tile_of_window(laid.window).copy(), tile, name=name)
             laid.enrolled, laid.tile = name, tile
             return name

@@ -16,8 +16,10 @@ from companion.games.base import Cell
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.reader.art_trust import ArtTrust
+from companion.games.starwars.reader.box_read import SHIPPED as BOX_BARS
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import Gallery, GalleryMatch, same_sight
+from companion.vision.lattice import looks_printed
 
 # A tile's window this alike to the one the camera read it from still shows that tile, whatever
 # the cell model says: on a box it never saw, the model takes many tiles for bare felt. In the
@@ -41,8 +43,9 @@ class TileLearning:
         self.gallery = gallery
         self._start_tile = start_tile
         self.start_ways = frozenset(start_tile.rotated(q) for q in range(4))  # how it may lie
-        # every way a catalog tile may lie: what may compete for a cell
-        self._ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
+        # every way a tile of the demo's box (the shipped catalog) may lie: what may compete for
+        # a cell until the user's own box is enrolled
+        self._catalog_ways = {entry.tile.rotated(q) for entry in load_catalog().tiles for q in range(4)}
         self.art = ArtTrust(start_tile)
         self.pending: dict[Cell, Learnable] = {}
         # the gallery's last reading of each cell this game that it decided (not a second opinion
@@ -58,11 +61,15 @@ class TileLearning:
 
     def still_there(self, cell: Cell, window: np.ndarray | None) -> bool:
         """Whether ``window`` still shows the tile the camera read at ``cell``: then it has not
-        gone, though a model that does not know the art reads felt."""
-        kept = self.pending.get(cell)
-        if kept is None or window is None:
+        gone, though a model that does not know the art reads felt. Against an enrolled box,
+        whose art the cell model may never have seen, a tile square of printed texture (felt
+        has none) also still holds a tile."""
+        if window is None:
             return False
-        return same_sight(kept.window, window) >= STILL_THERE
+        kept = self.pending.get(cell)
+        if kept is not None and same_sight(kept.window, window) >= STILL_THERE:
+            return True
+        return self.gallery.enrolled() and looks_printed(window)
 
     def forget(self, cell: Cell) -> None:
         """The window kept for ``cell`` no longer shows what will lie there."""
@@ -105,14 +112,26 @@ class TileLearning:
             def allowed(tile: Tile) -> bool:
                 return engine.board.fit_error(cell, tile) is None
 
-        # every catalog way the rules allow competes; one without a picture makes the match
-        # need a near copy (a type the user enrolled outside the catalog competes if pictured)
-        match = self.gallery.match(window, allowed, rivals=[way for way in self._ways if allowed(way)])
-        if match is not None and not self._ways <= self.gallery.ways():
+        # every way of the box the rules allow competes. An enrolled box is the catalog: its
+        # pictures are its types, so it is whole. Before one is, the demo's catalog is the box,
+        # and a way of it without a picture makes the match need a near copy
+        ways = self.gallery.ways() if self.gallery.enrolled() else self._catalog_ways
+        match = self.gallery.match(window, allowed, rivals=[way for way in ways if allowed(way)])
+        if match is not None and not ways <= self.gallery.ways():
             match = replace(match, whole_box=False)
         if match is not None and not second_opinion:
             self.reads[cell] = match
         return match
+
+    def sure(self, match: GalleryMatch[Tile]) -> bool:
+        """Whether a gallery reading may be recorded: by the gallery's own bars, or, against an
+        enrolled box, by the bars `board read` holds a box reading to (box_read.SHIPPED), the
+        rules having narrowed the ways to those that fit the board."""
+        if match.sure:
+            return True
+        if not self.gallery.enrolled() or not match.whole_box:
+            return False
+        return match.score >= BOX_BARS.sure_score and match.score - match.runner_up >= BOX_BARS.sure_margin
 
     @property
     def message(self) -> str | None:

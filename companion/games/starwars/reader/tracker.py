@@ -91,12 +91,16 @@ class Tracker(MeepleEvents):
         dice: DiceSource | None = None,
         on_change: Callable[[], None] | None = None,
         gallery: Gallery[Tile] | None = None,
+        start_tile: Tile | None = None,
     ) -> None:
+        """``start_tile``: the box's start tile, as its scan is upright (the shipped catalog's
+        by default)."""
         self.link = StarWarsLink(link)
         self.labels = labels
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
         self.learning = TileLearning(
-            gallery if gallery is not None else tile_gallery(), load_catalog().start.tile
+            gallery if gallery is not None else tile_gallery(),
+            start_tile if start_tile is not None else load_catalog().start.tile,
         )
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
@@ -352,7 +356,7 @@ class Tracker(MeepleEvents):
         """A new tile of art the model does not know: read by the user's gallery, or asked."""
         cell = reading.cell
         learnt = self.learning.read(engine, cell, reading.window)
-        if learnt is not None and learnt.sure:
+        if learnt is not None and self.learning.sure(learnt):
             events = self._emit_tile(engine, cell, learnt.tile, learnt.score, by_gallery=True)
             if events:
                 self.learning.keep(cell, reading.window, learnt.tile, guessed)

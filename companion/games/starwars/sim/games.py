@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.base import Cell, Game, Player, Setup
 from companion.games.manifest import Simulated, SimulatorKit
-from companion.games.starwars.catalog import load_catalog
+from companion.games.starwars.catalog import Catalog, load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
 from companion.games.starwars.setup import COLOURS
@@ -66,6 +66,7 @@ def simulate_game(
     tiles: int | None = None,
     planet_room: int | None = None,
     people: bool = False,
+    catalog: Catalog | None = None,
 ) -> SimulatedGame:
     """Play one whole random legal game (with ``people``: players who play as people do,
     ``people.py``; the same seed gives another game than without).
@@ -77,11 +78,12 @@ def simulate_game(
     nowhere inside them goes back to the box. ``tiles`` ends the game early, after that many
     tiles (the start tile included): shorter games for slow tests. ``planet_room`` is how many
     meeples the simulated table can show on one planet: players attack no fuller planet.
+    ``catalog``: the box dealt from (the shipped catalog by default).
     """
     rng = random.Random(seed)
     setup = simulated_setup(players, variant, rng)
     game = StarWarsGame(setup)
-    catalog = load_catalog()
+    catalog = catalog if catalog is not None else load_catalog()
     events: list[Event] = []
 
     def play(event: Event) -> None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.games.base import IllegalEvent
+from companion.games.starwars.catalog import Catalog
+from companion.games.starwars.events import TilePlaced
 from companion.games.starwars.reader.loop import CameraLoop
 from companion.games.starwars.reader.tracker import ENTER_TILE_PROMPTS, Prompt, Tracker
 from companion.games.starwars.sim.games import SimulatedGame, simulate_game
@@ -66,7 +68,12 @@ class GameRead:
 
 
 def simulated_game(
-    seed: int, players: int = 3, tiles: int | None = None, meeple_chance: float = 0.6, people: bool = False
+    seed: int,
+    players: int = 3,
+    tiles: int | None = None,
+    meeple_chance: float = 0.6,
+    people: bool = False,
+    catalog: Catalog | None = None,
 ) -> SimulatedGame:
     # the table shows two meeples on a planet (PLANET_SPOTS); a third would stand on one of them
     return simulate_game(
@@ -77,6 +84,7 @@ def simulated_game(
         tiles=tiles,
         planet_room=len(PLANET_SPOTS),
         people=people,
+        catalog=catalog,
     )
 
 
@@ -102,7 +110,10 @@ def read_game(
     further). ``gallery``: the user's enrolled tiles, if any."""
     table = SimulatedTable(truth, style, camera_seed, seed, settled_only=settled_only)
     link = EngineLink(truth.setup)
-    tracker = Tracker(link, model.labels, table.dice, gallery=gallery)
+    # the box's start tile is known before the game, as the shipped catalog's is
+    first = truth.events[0]
+    start = first.tile if isinstance(first, TilePlaced) else None
+    tracker = Tracker(link, model.labels, table.dice, gallery=gallery, start_tile=start)
     watcher = Watcher(model, meeple_model=meeple_model)
     loop = CameraLoop(watcher, tracker)
     started = time.perf_counter()

@@ -180,7 +180,36 @@ def _mat_picture(mat: MatSpec) -> np.ndarray:
 # pictures of 14 KB; 1024 of them (15 games' worth) made the soak's memory climb for an hour.
 @lru_cache(maxsize=160)
 def _tile_picture(tile: Tile, style: int, variant: int) -> np.ndarray:
-    return tile_picture(tile, style, round(TILE_MM * SCENE_PX_PER_MM), variant)
+    size = round(TILE_MM * SCENE_PX_PER_MM)
+    if style in _PRINTED_BOXES:
+        return _printed_picture(_PRINTED_BOXES[style], tile, variant, size)
+    return tile_picture(tile, style, size, variant)
+
+
+# Boxes of real printed art, each drawn as an art style: (upright tile, its scan) per type
+_PRINTED_BOXES: dict[int, tuple[tuple[Tile, np.ndarray], ...]] = {}
+
+
+def register_printed_box(style: int, types: list[tuple[Tile, np.ndarray]]) -> None:
+    """Draw tiles of art ``style`` from scans of a real box: ``types`` is each type's tile,
+    upright as its scan shows it, with the scan (BGR, square)."""
+    _PRINTED_BOXES[style] = tuple(types)
+    _tile_picture.cache_clear()
+
+
+def _printed_picture(
+    types: tuple[tuple[Tile, np.ndarray], ...], tile: Tile, variant: int, size: int
+) -> np.ndarray:
+    """The scan of a type that lies as ``tile`` when turned, turned so; ``variant`` picks among
+    types that look alike to the rules (four roads meeting, with or without houses)."""
+    ways = [(scan, turns) for upright, scan in types for turns in range(4) if upright.rotated(turns) == tile]
+    if not ways:
+        raise ValueError(f"no type of the printed box lies as {tile.to_json()}")
+    kinds = list(dict.fromkeys(id(scan) for scan, _ in ways))
+    chosen = kinds[variant % len(kinds)]
+    scan, turns = next((scan, turns) for scan, turns in ways if id(scan) == chosen)
+    turned = np.ascontiguousarray(np.rot90(scan, -turns))
+    return cv2.resize(turned, (size, size), interpolation=cv2.INTER_AREA)
 
 
 def tile_picture(tile: Tile, style: int, size_px: int, variant: int = 0) -> np.ndarray:
