@@ -589,3 +589,18 @@ def test_against_an_enrolled_box_a_printed_tile_square_is_not_gone() -> None:
     gallery.add(box_picture(START), START, f"{ENROLLED}-start")
     assert tracker.learning.still_there((2, 2), printed)
     assert not tracker.learning.still_there((2, 2), felt)
+
+
+def test_a_bare_look_stays_while_printed_art_is_taken_for_felt() -> None:
+    from companion.vision.meeples import BareLooks
+
+    looks = BareLooks(LABELS, None)
+    printed = window_of(box_picture(START), seed=5)
+    felt = window_of(np.full((96, 96, 3), (70, 120, 80), np.uint8), seed=6)
+    looks.update([felt_reading((0, 0), printed)])  # a tile the model takes for felt: kept
+    assert (0, 0) in looks.looks
+    kept = looks.looks[(0, 0)].window
+    looks.update([felt_reading((0, 0), window_of(box_picture(START), seed=7))])
+    assert looks.looks[(0, 0)].window is kept  # the look stays as it was kept
+    looks.update([felt_reading((0, 0), felt)])  # the tile taken away: bare felt
+    assert (0, 0) not in looks.looks

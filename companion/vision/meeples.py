@@ -18,6 +18,7 @@ import numpy as np
 
 from companion.games.base import Cell
 from companion.vision.labels import EMPTY, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
+from companion.vision.lattice import looks_printed
 from companion.vision.onnx import open_session
 from companion.vision.reader import CellReading, ModelMissing, spot_readings
 
@@ -77,10 +78,15 @@ class BareLooks:
             best, confidence = reading.best()
             if reading.window is None:
                 continue
-            if self.labels.classes[best] == EMPTY and confidence >= 0.5:
-                self.looks.pop(reading.cell, None)
-                continue
             kept = self.looks.get(reading.cell)
+            if self.labels.classes[best] == EMPTY and confidence >= 0.5:
+                if not looks_printed(reading.window):
+                    self.looks.pop(reading.cell, None)
+                    continue
+                # printed art the cell model takes for felt (a box it never saw): a tile lies
+                # there, and its look stays as it was kept
+                if kept is not None:
+                    continue
             if kept is not None and kept.tile_class == best:
                 continue
             if nothing_stands(reading):

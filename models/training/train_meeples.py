@@ -75,11 +75,14 @@ class Exported(nn.Module):
         return F.softmax(logits, dim=2)
 
 
-def augment(now: np.ndarray, bare: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def augment(
+    now: np.ndarray, bare: np.ndarray, rng: np.random.Generator, device: str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The same shift for both windows (the lattice is fixed) give or take a pixel of
-    rectification jitter; light that drifts a little between the two; fresh noise on each."""
+    rectification jitter; light that drifts a little between the two; fresh noise on each.
+    NCHW float tensors on ``device`` (the light and noise are drawn there)."""
     n = len(now)
-    out_now = np.empty((n, CROP_PX, CROP_PX, 3), np.float32)
+    out_now = np.empty((n, CROP_PX, CROP_PX, 3), np.uint8)
     out_bare = np.empty_like(out_now)
     shifts = rng.integers(1, 2 * MARGIN, (n, 2))
     jitter = rng.integers(-1, 2, (n, 2)) * (rng.random((n, 1)) < 0.3)
@@ -88,14 +91,20 @@ def augment(now: np.ndarray, bare: np.ndarray, rng: np.random.Generator) -> tupl
         jy, jx = dy + jitter[k, 0], dx + jitter[k, 1]
         out_now[k] = now[k, dy : dy + CROP_PX, dx : dx + CROP_PX]
         out_bare[k] = bare[k, jy : jy + CROP_PX, jx : jx + CROP_PX]
-    gain = rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3))
-    drift = rng.uniform(0.95, 1.05, (n, 1, 1, 1))
-    offset = rng.normal(0, 1, (n, 1, 1, 1)) * 6
+
+    def drawn(values: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(values.astype(np.float32)).to(device)
+
+    gain = drawn(rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3)))
+    drift = drawn(rng.uniform(0.95, 1.05, (n, 1, 1, 1)))
+    offset = drawn(rng.normal(0, 1, (n, 1, 1, 1)) * 6)
+    generator = torch.Generator(device=device).manual_seed(int(rng.integers(1 << 62)))
     results = []
     for image, extra in ((out_now, 1.0), (out_bare, drift)):
-        image = image * gain * extra + offset
-        image += rng.normal(0, 1, image.shape).astype(np.float32) * rng.uniform(0, 5, (n, 1, 1, 1))
-        results.append(np.clip(image, 0, 255).astype(np.float32))
+        pixels = torch.from_numpy(image).to(device).float() * gain * extra + offset
+        noise = torch.randn(pixels.shape, generator=generator, device=device)
+        pixels = pixels + noise * drawn(rng.uniform(0, 5, (n, 1, 1, 1)))
+        results.append(pixels.clamp(0, 255).permute(0, 3, 1, 2))
     return results[0], results[1]
 
 
@@ -103,14 +112,16 @@ def centre(batch: np.ndarray) -> np.ndarray:
     return batch[:, MARGIN : MARGIN + CROP_PX, MARGIN : MARGIN + CROP_PX].astype(np.float32)
 
 
-def evaluate(net: MeepleNet, now: np.ndarray, bare: np.ndarray, meeples: np.ndarray) -> dict[str, float]:
+def evaluate(
+    net: MeepleNet, now: np.ndarray, bare: np.ndarray, meeples: np.ndarray, device: str = "cpu"
+) -> dict[str, float]:
     net.eval()
     predicted = []
     with torch.no_grad():
         for start in range(0, len(now), 512):
-            a = torch.from_numpy(centre(now[start : start + 512])).permute(0, 3, 1, 2)
-            b = torch.from_numpy(centre(bare[start : start + 512])).permute(0, 3, 1, 2)
-            predicted.append(net(a, b).argmax(2).numpy())
+            a = torch.from_numpy(centre(now[start : start + 512])).permute(0, 3, 1, 2).to(device)
+            b = torch.from_numpy(centre(bare[start : start + 512])).permute(0, 3, 1, 2).to(device)
+            predicted.append(net(a, b).argmax(2).cpu().numpy())
     guess = np.concatenate(predicted)
     present = meeples > 0
     return {
@@ -127,19 +138,21 @@ def main(argv: list[str] | None = None) -> int:
     test = np.load(args.test) if args.test else None
     net = MeepleNet()
     if args.init:
-        net.load_state_dict(torch.load(args.init))
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+    net.to(args.device)
 
     def loss_of(index: np.ndarray) -> torch.Tensor:
-        a, b = augment(now[index], bare[index], rng)
-        logits = net(torch.from_numpy(a).permute(0, 3, 1, 2), torch.from_numpy(b).permute(0, 3, 1, 2))
-        target = torch.from_numpy(meeples[index]).reshape(-1)
+        a, b = augment(now[index], bare[index], rng, args.device)
+        logits = net(a, b)
+        target = torch.from_numpy(meeples[index]).reshape(-1).to(args.device)
         return F.cross_entropy(logits.reshape(-1, len(MEEPLE_CLASSES)), target)
 
     def report() -> dict[str, float]:
         assert test is not None
-        return evaluate(net, test["now"], test["bare"], test["meeples"])
+        return evaluate(net, test["now"], test["bare"], test["meeples"], args.device)
 
     fit(net, len(now), loss_of, rng, args, report if test is not None else None)
+    net.cpu()
     out = Path(args.out)
     example = torch.zeros(2, CROP_PX, CROP_PX, 3)
     save(net, Exported(net), (example, example), out, ["now", "bare"], ["meeple_probs"])
