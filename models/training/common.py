@@ -32,7 +32,6 @@ def training_parser(doc: str | None, out: Path, epochs: int) -> argparse.Argumen
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="start from these weights (a .pt this script saved) to fine-tune")
-    parser.add_argument("--device", default="cpu", help="where torch trains: cpu (the default) or cuda")
     parser.add_argument("--out", default=str(out))
     return parser
 

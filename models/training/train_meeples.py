@@ -132,7 +132,9 @@ def evaluate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = training_parser(__doc__, HERE / "meeples.onnx", epochs=8).parse_args(argv)
+    parser = training_parser(__doc__, HERE / "meeples.onnx", epochs=8)
+    parser.add_argument("--device", default="cpu", help="where torch trains: cpu (the default) or cuda")
+    args = parser.parse_args(argv)
     now, bare, meeples = load_data(args, ("now", "bare", "meeples"))
     rng = np.random.default_rng(args.seed)
     test = np.load(args.test) if args.test else None
