@@ -89,20 +89,6 @@ def texture(view: np.ndarray) -> np.ndarray:
     return spread
 
 
-def printed_cells(view: np.ndarray, lattice: Lattice, cells: list[Cell]) -> set[Cell]:
-    """The cells more than half of whose tile square is printed texture (FELT_TEXTURE), not
-    felt: a tile lies there, whatever its colours."""
-    spread = texture(view) > FELT_TEXTURE
-    half = TILE_PX // 2
-    found = set()
-    for cell in cells:
-        x, y = (round(v) for v in lattice.centre(cell))
-        square = spread[max(0, y - half) : y + half, max(0, x - half) : x + half]
-        if square.size and float(square.mean()) > TILE_FRACTION:
-            found.add(cell)
-    return found
-
-
 def looks_printed(window: np.ndarray) -> bool:
     """Whether more than half of the tile square at the middle of a cell's window (``crop``) is
     printed texture, not felt: some tile lies there, whatever its art."""

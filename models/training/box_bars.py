@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 from companion.games.base import Cell
 from companion.games.starwars.reader.board_read import checked_mat
-from companion.games.starwars.reader.box_read import SHIPPED, BoxBars, read_against_box
+from companion.games.starwars.reader.box_read import SHIPPED, BoxBars, look_at_cells, read_against_box
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import Gallery, GalleryMatch
-from companion.vision.lattice import crop, find_lattice, printed_cells
+from companion.vision.lattice import find_lattice
 from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, photograph
 
@@ -84,7 +84,7 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
     if found is None:
         return Table({}, {}, set())
     lattice, cells = found
-    matches = {cell: gallery.match(crop(view, lattice.centre(cell)), second_opinions=False) for cell in cells}
+    matches, printed = look_at_cells(gallery, view, lattice, cells)
     # the lattice numbers its own cells: the shift that lines up most best matches is its numbering
     votes = [
         (cell[0] - at[0], cell[1] - at[1])
@@ -94,7 +94,6 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
         if tile.tile == match.tile
     ]
     dx, dy = statistics.mode(votes) if votes else (0, 0)
-    printed = printed_cells(view, lattice, cells)
     return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches, printed)
 
 

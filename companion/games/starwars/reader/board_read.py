@@ -13,13 +13,13 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.games.base import Cell
-from companion.games.starwars.reader.box_read import BoxReading, read_against_box
+from companion.games.starwars.reader.box_read import BoxReading, look_at_cells, read_against_box
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.frames import check_frame
 from companion.vision.gallery import Gallery
 from companion.vision.labels import EMPTY, FALLEN
-from companion.vision.lattice import crop, find_lattice, printed_cells
+from companion.vision.lattice import find_lattice
 from companion.vision.picture_checks import light_problem, looks_drawn, mat_problem
 from companion.vision.picture_file import UnreadablePicture, read_picture_file
 from companion.vision.reader import CellModel
@@ -87,8 +87,7 @@ def read_located(
     lattice, cells = found
     from_box: dict[Cell, BoxReading] = {}
     if box is not None:
-        matches = {cell: box.match(crop(view, lattice.centre(cell)), second_opinions=False) for cell in cells}
-        printed = printed_cells(view, lattice, cells)
+        matches, printed = look_at_cells(box, view, lattice, cells)
         from_box = {reading.cell: reading for reading in read_against_box(matches, printed=printed)}
     labels = model.labels
     for reading in model.read(view, lattice, cells):

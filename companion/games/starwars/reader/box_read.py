@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+import numpy as np
+
 from companion.games.base import Cell
 from companion.games.carcassonne.geometry import OFFSETS
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import CHOICES, GalleryMatch
+from companion.vision.gallery import CHOICES, Gallery, GalleryMatch
+from companion.vision.lattice import Lattice, crop, looks_printed
 
 # Likeness bars (models/training/box_bars.py on tile-art-dev tables, docs/vision.md "Reading
 # against your box"): a window less like every picture than ``not_a_tile`` holds no tile of the
@@ -32,6 +35,10 @@ class BoxBars:
     window: float = 0.15
     sure_score: float = 0.7
     sure_margin: float = 0.08
+
+    def sure(self, score: float, margin: float) -> bool:
+        """Whether a reading this alike, this far ahead of the next way left, is sure."""
+        return score >= self.sure_score and margin >= self.sure_margin
 
 
 SHIPPED = BoxBars()
@@ -113,7 +120,7 @@ def read_against_box(
     for cell, left in candidates.items():
         score = left[0][1]
         margin = score - left[1][1] if len(left) > 1 else 1.0
-        sure = fits[cell] and score >= bars.sure_score and margin >= bars.sure_margin
+        sure = fits[cell] and bars.sure(score, margin)
         readings.append(
             BoxReading(
                 cell,
@@ -131,3 +138,13 @@ def read_against_box(
         likeliest = tuple(tile for tile, _ in match.ranked[:CHOICES])
         readings.append(BoxReading(cell, None, match.ranked[0][1], 0.0, likeliest, True, in_box=False))
     return readings
+
+
+def look_at_cells(
+    box: Gallery[Tile], view: np.ndarray, lattice: Lattice, cells: list[Cell]
+) -> tuple[dict[Cell, GalleryMatch[Tile] | None], set[Cell]]:
+    """Each cell's window in the rectified ``view`` matched against the box, and the cells
+    whose tile square is printed texture: what ``read_against_box`` reads."""
+    windows = {cell: crop(view, lattice.centre(cell)) for cell in cells}
+    matches = {cell: box.match(window, second_opinions=False) for cell, window in windows.items()}
+    return matches, {cell for cell, window in windows.items() if looks_printed(window)}

@@ -131,7 +131,7 @@ class TileLearning:
             return True
         if not self.gallery.enrolled() or not match.whole_box:
             return False
-        return match.score >= BOX_BARS.sure_score and match.score - match.runner_up >= BOX_BARS.sure_margin
+        return BOX_BARS.sure(match.score, match.score - match.runner_up)
 
     @property
     def message(self) -> str | None:
