@@ -172,6 +172,18 @@ def test_more_dice_than_rolled_are_reported_not_cut_down(reader: DiceReader) -> 
     assert reader.read(picture, expected=4).status != "too-many-dice"
 
 
+def test_fewer_dice_than_rolled_are_reported_never_read_as_a_smaller_roll(
+    reader: DiceReader, held_out_photos: list  # type: ignore[type-arg]
+) -> None:
+    photo = held_out_photos[0]
+    picture = cv2.imread(str(photo.path))
+    count = len(photo.dice)
+    reading = reader.read(picture, expected=count + 5)
+    _never_guessed(reading, "too-few-dice")
+    assert len(reading.dice) == count and f"but {count + 5} rolled" in reading.message
+    assert reader.read(picture, expected=count).status == "ok"
+
+
 def test_a_die_cut_by_the_edge_is_named(reader: DiceReader) -> None:
     tray = render_tray(SEED + 3, dice=3, cut=True, cocked=0.0)
     reading = reader.read(tray.image)

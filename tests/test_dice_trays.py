@@ -340,6 +340,7 @@ BAD_READINGS = [
     ),
     (dice(5, 3), "tray 1 holds 2 dice, but Ana rolls 1 die"),  # status ok, all the same
     (TrayReading(()), "tray 1 shows 0 dice, but Ana rolls 1 die: roll 1 die"),  # too few under an "ok"
+    (TrayReading((), "too-few-dice", ""), "tray 1 shows 0 dice, but Ana rolls 1 die: roll 1 die"),
     (TrayReading(dice(None).dice, "unreadable-die", ""), "re-roll the first die"),
     (dice(None), "re-roll the first die"),  # a value missing under an "ok"
     (dice(6, confidence=0.3), "re-roll the first die"),  # a value too unsure to score

@@ -42,9 +42,12 @@ def reading_problem(
     if status == "ok" and count == wanted:
         return None
     if status == "ok":
+        # a reader that does not compare counts itself: fewer dice than wanted are never a roll
+        status = "too-few-dice"
+    if status == "too-few-dice":
         short = f"{here} shows {dice_word(count)}, but {roller} rolls {dice_word(wanted)}"
-        return f"{short}: roll {dice_word(wanted)}"
-    if status in ("dark", "overexposed"):
+        what = f"{short}: roll {dice_word(wanted)}"
+    elif status in ("dark", "overexposed"):
         light = "dark" if status == "dark" else "washed out"
         what = f"the picture of {here} is {light}: check its light and camera, then press its button"
     elif status == "no-dice":

@@ -266,6 +266,14 @@ def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> Tray
             "too-many-dice",
             f"{len(seen)} dice in the tray but {expected} rolled: take out the dice not in this roll",
         )
+    if expected is not None and len(seen) < expected:
+        # a die may be hidden, out of the picture or not rolled: a smaller roll is never read
+        return TrayReading(
+            dice,
+            "too-few-dice",
+            f"{len(seen)} {'die' if len(seen) == 1 else 'dice'} in the tray but {expected} rolled: "
+            "roll the missing dice into the tray, or move a hidden die into sight",
+        )
     edge = [k for k, s in enumerate(seen) if s.on_edge]
     if edge:
         return TrayReading(

@@ -24,6 +24,7 @@ TRAY_STATUSES = (
     "die-on-edge",
     "unreadable-die",
     "too-many-dice",
+    "too-few-dice",
 )
 
 
@@ -84,5 +85,6 @@ class ReadsDice(Protocol):
 
     def read(self, picture: np.ndarray, expected: int | None = None) -> TrayReading:
         """Read a BGR picture of one tray; ``expected``, when known, is how many dice should
-        lie there (more is reported as ``too-many-dice``, never cut down to a guess)."""
+        lie there (more is reported as ``too-many-dice``, never cut down to a guess; fewer as
+        ``too-few-dice``, never read as a smaller roll)."""
         ...
