@@ -604,3 +604,53 @@ def test_a_bare_look_stays_while_printed_art_is_taken_for_felt() -> None:
     assert looks.looks[(0, 0)].window is kept  # the look stays as it was kept
     looks.update([felt_reading((0, 0), felt)])  # the tile taken away: bare felt
     assert (0, 0) not in looks.looks
+
+
+def _with_spot(seen: CellReading, spot_name: str, label: str, chance: float) -> CellReading:
+    probs = tuple(
+        chance if name == label else (1.0 - chance if name == "none" else 0.0) for name in MEEPLE_CLASSES
+    )
+    spots = tuple(
+        SpotReading(
+            s.spot, max(("none", label), key=lambda n: probs[MEEPLE_CLASSES.index(n)]), max(probs), probs
+        )
+        if s.spot == spot_name
+        else s
+        for s in seen.spots
+    )
+    return replace(seen, spots=spots)
+
+
+def test_a_tile_the_record_holds_keeps_its_bare_look_whatever_the_cell_model_reads() -> None:
+    from companion.games.starwars.reader.loop import CameraLoop
+    from companion.vision.meeples import BareLooks
+
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    link = EngineLink(setup)
+    tracker = Tracker(link, LABELS)
+    looks = BareLooks(LABELS, None)
+
+    class Watched:  # the watcher's part the loop keeps bare looks in
+        bare = looks
+
+    loop = CameraLoop(Watched(), tracker)  # type: ignore[arg-type]
+    misread = next(t for t in distinct_tiles() if t.planet_index is not None and t != START)
+    link.add({"event": "tile", "player": None, "at": [0, 0], "tile": START.to_json()})
+    # the cell model takes part of the art for a meeple, faintly: no look of its own
+    laid = _with_spot(
+        reading_of((0, 0), window_of(box_picture(START), seed=8), misread), "N", "orange/large", 0.6
+    )
+    looks.update([laid])
+    assert (0, 0) not in looks.looks
+    loop._keep_bare_looks(Observation([laid]))  # the record holds a tile there with no meeple
+    kept = looks.looks[(0, 0)]
+    assert laid.window is not None and kept.recorded and np.array_equal(kept.window, laid.window)
+    # a meeple hides part of the art and the model reads another tile, nothing standing: the
+    # look the record vouched for stays
+    other = next(t for t in distinct_tiles() if t not in (START, misread))
+    looks.update([reading_of((0, 0), window_of(box_picture(START), seed=9), other)])
+    assert looks.looks[(0, 0)] is kept
+    # a tile the cell model is sure bears a meeple already is not kept as bare
+    looks.looks.clear()
+    loop._keep_bare_looks(Observation([_with_spot(laid, "N", "red/small", 0.95)]))
+    assert (0, 0) not in looks.looks

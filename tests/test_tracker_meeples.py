@@ -39,11 +39,12 @@ def spot(name: str, **classes: float) -> SpotReading:
     return SpotReading(name, MEEPLE_CLASSES[best], probs[best], tuple(probs))
 
 
-def reading(cell: Cell, *spots: SpotReading) -> CellReading:
-    """A re-read of a cell whose tile the record has (the tile class does not matter then)."""
+def reading(cell: Cell, *spots: SpotReading, meeples_from: str = "pair") -> CellReading:
+    """A re-read of a cell whose tile the record has (the tile class does not matter then), its
+    meeples read from the pair (now and bare) unless ``meeples_from`` is "cell"."""
     probs = np.zeros(len(LABELS.classes), np.float32)
     probs[LABELS.index_of(UNKNOWN)] = 1.0
-    return CellReading(cell, probs, spots, np.zeros(1, np.float32))
+    return CellReading(cell, probs, spots, np.zeros(1, np.float32), meeples_from=meeples_from)
 
 
 class Dice:
@@ -352,3 +353,30 @@ def test_matching_prefers_the_spot_a_meeple_was_last_seen_at() -> None:
 def _a_side(table: Table) -> str:
     options = [m.feature for m in table.game.legal_meeples() if m.feature != "planet"]
     return options[0] if options else "planet"
+
+
+def test_on_unknown_art_the_cell_model_alone_neither_asks_nor_misses(table: Table) -> None:
+    here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
+    first, second = _two_places(table)
+    table.tracker.learning.art.familiar = False
+    # no bare look of the tile yet: the cell model's own meeples on art it does not know are
+    # mostly art, so a faint one asks nothing, and Ana's planet meeple unseen is not "missing"
+    alone = reading(here, spot(first, black_small=0.6), meeples_from="cell")
+    assert table.see(alone, reading(table.planet, meeples_from="cell")) == []
+    assert table.codes() == set()
+    # the same faint meeple compared with the bare tile asks
+    assert table.see(reading(here, spot(first, black_small=0.6))) == []
+    assert table.codes() == {"unsure-meeple"}
+    # and a sure one from the cell model alone is still recorded
+    sure = reading(here, spot(second, black_small=0.995), meeples_from="cell")
+    added = table.see(sure)
+    letter = "planet" if second == "P1" else second
+    assert [(e["player"], e["feature"]) for e in added] == [("Ben", letter)]
+
+
+def test_on_familiar_art_the_cell_model_alone_still_asks(table: Table) -> None:
+    here = table.lay("Ben", lambda t: t.planet_index is not None and any(f.sides for f in t.features))
+    first, _ = _two_places(table)
+    table.tracker.learning.art.familiar = True
+    assert table.see(reading(here, spot(first, black_small=0.6), meeples_from="cell")) == []
+    assert table.codes() == {"unsure-meeple"}

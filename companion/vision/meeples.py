@@ -23,6 +23,10 @@ from companion.vision.onnx import open_session
 from companion.vision.reader import CellReading, ModelMissing, spot_readings
 
 BARE_SURE = 0.9  # the cell model must be this sure that nothing stands anywhere on a bare look
+# A tile just recorded is kept as bare unless the cell model is this sure that a meeple lies on
+# it (a tile laid with its meeple already on it). Not lower: on art it was not trained on, the
+# cell model takes parts of the art for meeples at 0.3-0.8.
+MAY_STAND = 0.9
 
 
 class MeepleModel:
@@ -52,6 +56,13 @@ class MeepleModel:
 class BareLook:
     window: np.ndarray
     tile_class: int  # what the cell model read there when the look was kept
+    # kept because the game recorded a tile here just now: the cell model's reading of art it
+    # may never have seen does not renew it (a meeple hiding part of the art changes that)
+    recorded: bool = False
+
+
+def _stands(name: str) -> bool:
+    return name != NO_MEEPLE
 
 
 def nothing_stands(reading: CellReading) -> bool:
@@ -63,7 +74,9 @@ class BareLooks:
 
     A look is kept when a tile first shows in a cell with nothing on it, and renewed when the
     cell model reads another tile there with nothing on it (the tile was turned or replaced);
-    it is dropped when the cell is bare felt again.
+    it is dropped when the cell is bare felt again. A look is also kept when the game records a
+    tile with no meeple on it (``keep_bare``), whatever the cell model makes of art it was not
+    trained on; the cell model's reading no longer renews such a look.
     """
 
     def __init__(self, labels: TileLabels, model: MeepleModel | None) -> None:
@@ -87,12 +100,22 @@ class BareLooks:
                 # there, and its look stays as it was kept
                 if kept is not None:
                     continue
-            if kept is not None and kept.tile_class == best:
+            if kept is not None and (kept.tile_class == best or kept.recorded):
                 continue
             if nothing_stands(reading):
                 self.looks[reading.cell] = BareLook(reading.window.copy(), best)
             # else: a meeple may hide part of the art and change what the cell model reads;
             # keep the look there was, if any (a tile laid with its meeple already on it has none)
+        return self._paired(readings)
+
+    def keep_bare(self, reading: CellReading) -> None:
+        """The game holds a tile with no meeple in this reading's cell: keep the look as the
+        tile's bare look, unless the cell model is sure a meeple lies on it already."""
+        if reading.window is None or any(spot.chance(_stands) >= MAY_STAND for spot in reading.spots):
+            return
+        self.looks[reading.cell] = BareLook(reading.window.copy(), reading.best()[0], recorded=True)
+
+    def _paired(self, readings: list[CellReading]) -> list[CellReading]:
         paired = [r for r in readings if r.cell in self.looks and r.window is not None]
         if self.model is None or not paired:
             return readings

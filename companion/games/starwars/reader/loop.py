@@ -34,10 +34,30 @@ class CameraLoop:
         added = self.tracker.observe(observation)
         if observation.problem is not None:
             return added
+        self._keep_bare_looks(observation)
         again = self.tracker.cells_to_recheck({r.cell for r in observation.readings})
         if again:
             readings = self.watcher.reread(again)
-            added += self.tracker.observe(
-                Observation(readings, observation.view, observation.lattice, message=observation.message)
+            again_seen = Observation(
+                readings, observation.view, observation.lattice, message=observation.message
             )
+            more = self.tracker.observe(again_seen)
+            self._keep_bare_looks(again_seen)
+            added += more
         return added
+
+    def _keep_bare_looks(self, observation: Observation) -> None:
+        """A tile the record holds with no meeple on it shows its bare look, the one the meeple
+        model compares later looks with. It is kept the first time such a tile is seen, which
+        for a tile the camera records is the settle that laid it, before any meeple: the cell
+        model's own reading of a meeple-free tile is not needed, and on art it was not trained
+        on it seldom comes."""
+        engine = self.tracker.link.engine()
+        if engine is None:
+            return
+        with_meeples = {meeple.cell for meeple in engine.meeples_on_board()}
+        looks = self.watcher.bare.looks
+        for reading in observation.readings:
+            cell = reading.cell
+            if cell in engine.board.tiles and cell not in with_meeples and cell not in looks:
+                self.watcher.bare.keep_bare(reading)

@@ -106,7 +106,15 @@ class MeepleEvents:
                 continue
             seen: list[tuple[SpotReading, int | None]] = []
             fallen = False
-            for spot in reading.meeples():
+            # on art the cell model does not know, its own reading of meeples (no bare look to
+            # compare with yet) is mostly art: only a sure spot counts, and nothing unseen asks
+            alone = unfamiliar and reading.meeples_from != "pair"
+            spots = [
+                spot
+                for spot in reading.meeples()
+                if not alone or spot.chance(lambda name: name != NO_MEEPLE) >= MEEPLE_ACCEPT_UNFAMILIAR
+            ]
+            for spot in spots:
                 if spot.label == FALLEN:
                     # on unknown art, only when something surely lies or stands there: a weaker
                     # reading is most likely art, and must not hide a missing meeple either
@@ -140,7 +148,7 @@ class MeepleEvents:
                     new.append((cell, spot, letter))
                 else:
                     strays.append((cell, spot))
-            if not fallen:
+            if not fallen and not alone:
                 for meeple in match.unseen:
                     self._prompt(
                         "missing-meeple",
