@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from companion.sim import tray_parts
+
 BGR = tuple[int, int, int]
 
 # Body colour -> (a typical BGR, the pip colours it is sold with); names as the reader gives them.
@@ -230,24 +232,46 @@ def render_tray(
     cut: bool = False,
     hand: bool = False,
     blur: float | None = None,
+    tray: str | None = None,
+    top_down: bool = False,
+    hard: bool = False,
+    die_px: tuple[float, float] | None = None,
 ) -> RenderedTray:
     """A picture of a tray (``size`` = height, width) with ``dice`` dice (random when None, 0 to
     6) of ``colours`` (random when None); each die is cocked with the chance ``cocked``; ``cut``
     puts one die half out of the picture; ``hand`` adds a hand; ``blur`` sets the blur's sigma
-    (random and slight when None)."""
+    (random and slight when None). ``tray`` (one of tray_parts.TRAY_KINDS) gives the tray that
+    floor and a frame round it; ``top_down`` a camera straight above; ``hard`` a small strong
+    light: hard shadows and uneven light; ``die_px`` the range of the dice's side in pixels.
+    Left out, these draw nothing from the seed's stream: older seeds render as they did."""
     rng = np.random.default_rng(seed)
     height, width = size
     count = int(rng.integers(0, 7)) if dice is None else dice
     names = colours or tuple(DIE_COLOURS)
-    canvas = _tray(rng, height, width)
-    if rng.random() < 0.4:
+    canvas = _tray(rng, height, width) if tray is None else tray_parts.floor(tray, rng, height, width)
+    inside = (0, 0, width, height)
+    sun = None
+    if tray is not None or hard:
+        towards_light = rng.uniform(0, 2 * math.pi)
+        sun = np.array([math.cos(towards_light), math.sin(towards_light)])  # the way the light falls
+    if tray is not None:
+        assert sun is not None
+        inside = tray_parts.frame(canvas, rng, tray, sun)
+        if hard:
+            length, dark = rng.uniform(0.02, 0.07) * min(height, width), rng.uniform(0.3, 0.6)
+            tray_parts.cast_by_frame(canvas, inside, sun, length, dark)
+    if rng.random() < 0.4 and tray is None:
         _distractors(canvas, rng)
     side = rng.uniform(0.045, 0.15) * min(height, width)
+    if die_px is not None:
+        side = rng.uniform(*die_px)
     centre_of_view = np.array([width / 2, height / 2]) + rng.normal(0, 30, 2)
     lean = rng.uniform(0.0, 0.07)  # how much side face shows per pixel from the view's centre
     # a camera that looks at the tray at a slant (as the shared photographs do): every top face
     # is shortened along the slant and the face towards the camera shows below it
     slant = rng.uniform(0, 0.26) if rng.random() < 0.5 else rng.uniform(0.3, 0.85)
+    if top_down:
+        slant = 0.0
     towards = rng.uniform(0, 2 * math.pi)
     camera = (slant, np.array([math.cos(towards), math.sin(towards)]))
     placed: list[tuple[np.ndarray, float]] = []
@@ -264,7 +288,11 @@ def render_tray(
                 axis, limit = edge % 2, (width, height)[edge % 2]
                 c[axis] = -outside if edge < 2 else limit + outside
             else:
-                c = rng.uniform([reach, reach], [width - reach, height - reach])
+                x0, y0, x1, y1 = inside
+                c = rng.uniform(
+                    [x0 + reach, y0 + reach],
+                    [max(x1 - reach, x0 + reach + 1), max(y1 - reach, y0 + reach + 1)],
+                )
             if all(np.hypot(*(c - p)) > (r + die_side) * 0.85 for p, r in placed):
                 break
         else:
@@ -272,7 +300,14 @@ def render_tray(
         placed.append((c, die_side))
         colour = str(rng.choice(names))
         die = _draw_die(
-            canvas, rng, c, die_side, colour, (centre_of_view, lean, camera), rng.random() < cocked
+            canvas,
+            rng,
+            c,
+            die_side,
+            colour,
+            (centre_of_view, lean, camera),
+            rng.random() < cocked,
+            sun if hard else None,
         )
         result.dice.append(
             RenderedDie(
@@ -295,6 +330,8 @@ def render_tray(
     )
     light = rng.uniform(0.6, 1.25) * rng.uniform(0.85, 1.15, 3)
     canvas = canvas * (gradient * vignette)[..., None] * light
+    if hard:
+        canvas = canvas * tray_parts.uneven_light(rng, height, width)[..., None]
     sigma = float(rng.uniform(0, 1.0) if blur is None else blur)
     if sigma > 0.05:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
@@ -315,6 +352,7 @@ def _draw_die(
     colour: str,
     view: tuple[np.ndarray, float, tuple[float, np.ndarray]],
     cocked: bool,
+    sun: np.ndarray | None = None,
 ) -> RenderedDie:
     body_bgr, pip_choices = DIE_COLOURS[colour]
     b, g, r = (int(np.clip(c * rng.uniform(0.85, 1.12), 0, 255)) for c in body_bgr)
@@ -323,12 +361,17 @@ def _draw_die(
     value = int(rng.integers(1, 7))
     angle = rng.uniform(0, 2 * math.pi)
     top_shade = rng.uniform(0.9, 1.05)
-    # a soft shadow under the die, away from the light
-    shadow = np.zeros(canvas.shape[:2], np.float32)
-    offset = rng.normal(0, 0.12, 2) * side
-    cv2.circle(shadow, tuple((centre + offset).astype(int)), int(side * 0.62), 1.0, -1)
-    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), side * 0.12 + 1), np.float32)
-    canvas *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]
+    if sun is not None:
+        # a small strong light: the die's footprint swept away from it, sharp-edged
+        reach = side * rng.uniform(0.3, 1.4)
+        tray_parts.hard_shadow(canvas, _square(centre, side, angle), sun * reach, rng.uniform(0.35, 0.65))
+    else:
+        # a soft shadow under the die, away from the light
+        shadow = np.zeros(canvas.shape[:2], np.float32)
+        offset = rng.normal(0, 0.12, 2) * side
+        cv2.circle(shadow, tuple((centre + offset).astype(int)), int(side * 0.62), 1.0, -1)
+        shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), side * 0.12 + 1), np.float32)
+        canvas *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]
     if cocked:
         return _draw_cocked(canvas, rng, centre, side, colour, body, pip, angle)
     # the top face sits nearer the camera than the base: the base appears shifted towards the

@@ -2,7 +2,7 @@
 
 The finder (models/dice/dice.onnx) marks where dice lie; each die is cut out at full resolution and
 the reader gives its value with a probability. (The finder's hand map did not learn, so a hand
-is found by a skin-colour rule here; models/dice/dice.md.) Around the model
+is found by its shape: companion/vision/hands.py.) Around the model
 stay a few plain rules that say when a reading must not be used: a hand, a blurred frame, no
 dice, more dice than expected, a die cut by the picture's edge, a die that leans or that the
 reader is not sure of. A value is given only when it is sure (or fairly sure, of a die the
@@ -28,6 +28,8 @@ from companion.vision.dice_model import (
 )
 from companion.vision.dice_reading import PIPS, Die, FaceSet, TrayReading
 from companion.vision.frames import grey_of, light_problem
+from companion.vision.hands import hand_over
+from companion.vision.mat import STANDARD_MAT
 from companion.vision.pips import count_pips
 
 
@@ -86,13 +88,6 @@ class Thresholds:
 
 THRESHOLDS = Thresholds()
 
-# A hand: one skin-coloured patch between these shares of the picture (more is the tray itself,
-# when its wood or felt has a skin colour), at least HAND_DICE dice big. The shared training
-# photographs, all on light wood, never showed a patch above 1 %.
-HAND_SHARE = (0.03, 0.6)
-HAND_DICE = 3.0
-# Skin in YCrCb: wide, for light to dark skin under warm or cold light.
-SKIN_LOW, SKIN_HIGH = (40, 138, 77), (255, 175, 122)
 # Sharpness (see ``sharpness``) below which a die, or a whole frame, is blurred. Set by
 # models/training/tune_dice.py on the training photographs and tuning trays: sharp dice read there never
 # fell below 0.18 and sharp frames (bare trays included) never below 0.124, while frames blurred
@@ -110,6 +105,12 @@ LIGHT_MESSAGES = {
 MIN_SIDE_PX = 16
 # A die whose body comes this close (pixels) to the picture's edge may be cut by it.
 EDGE_PX = 2.0
+
+# The mat's markers: looked for in the picture shrunk to this long side at most; a spot within
+# MARKER_REACH times a marker's half side of its middle lies on it or on its printed white margin.
+MARKER_SEARCH_PX = 1280
+MARKER_REACH = 1.6
+_MARKERS = cv2.aruco.ArucoDetector(STANDARD_MAT.dictionary, cv2.aruco.DetectorParameters())
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 
@@ -154,6 +155,7 @@ class DiceReader:
         picture = _as_bgr(picture)
         maps, scale = self.model.find(picture)
         candidates = _apart(peaks(maps, scale, self.thresholds.find), self.thresholds.apart)
+        candidates = _off_markers(picture, candidates)
         spots = self._look(picture, candidates)
         seen = _one_per_die([s for s in spots if s.counts], self.thresholds.same_die)
         height, width = picture.shape[:2]
@@ -229,6 +231,40 @@ class DiceReader:
         return seen
 
 
+def _off_markers(picture: np.ndarray, candidates: list[Candidate]) -> list[Candidate]:
+    """The spots that do not lie on one of the mat's printed markers (or its white margin): a
+    black square of black and white cells reads as a die that cannot be read, and a picture of
+    the blank mat must give no die. The dictionary's codes are not pip patterns, and only the
+    mat's own ids count, so a die is never taken for one."""
+    if not candidates:
+        return candidates
+    grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+    factor = min(1.0, MARKER_SEARCH_PX / max(grey.shape))  # big photographs looked at smaller
+    if factor < 1:
+        grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    found = _marker_quads(grey)
+    if not found:
+        # edges sharper than a camera draws them (the mat's own file) are missed until softened
+        found = _marker_quads(cv2.GaussianBlur(grey, (0, 0), 1.3))
+    quads = []
+    for quad in found:
+        quad = quad.reshape(4, 2) / factor
+        middle = quad.mean(axis=0)
+        quads.append((middle + (quad - middle) * MARKER_REACH).astype(np.float32))
+    return [c for c in candidates if all(cv2.pointPolygonTest(q, (c.x, c.y), False) < 0 for q in quads)]
+
+
+def _marker_quads(grey: np.ndarray) -> list[np.ndarray]:
+    corners, ids, _ = _MARKERS.detectMarkers(grey)
+    if ids is None:
+        return []
+    return [
+        np.asarray(quad, np.float32)
+        for quad, marker_id in zip(corners, ids.ravel(), strict=True)
+        if STANDARD_MAT.marker(int(marker_id)) is not None
+    ]
+
+
 def _near_edge(spot: Candidate, share: float, width: int, height: int) -> bool:
     """Whether ``share`` of the die's body as found, about its top face's centre, comes within
     EDGE_PX of the picture's edge."""
@@ -252,7 +288,8 @@ def _judge(picture: np.ndarray, seen: list[_Seen], expected: int | None) -> Tray
     if light is not None:
         # nothing in such a picture can be told from the tray: what was found there is no reading
         return TrayReading((), "dark" if light == "black" else "overexposed", LIGHT_MESSAGES[light])
-    if _hand(picture, seen):
+    # only dice read are surely dice: a spot left unread may be a knuckle of the hand itself
+    if hand_over(picture, [s.die.box for s in seen if s.die.value is not None]):
         return TrayReading(dice, "hand", "a hand is over the tray: take it away and let the dice settle")
     if any(s.blurred for s in seen) or sharpness(grey) < BLURRED_FRAME:
         return TrayReading(
@@ -299,27 +336,6 @@ def _which(index: int, count: int) -> str:
         return "the die on the right" if count == 2 else "the last die on the right"
     ordinal = ORDINALS[index] if index < len(ORDINALS) else f"die number {index + 1}"
     return f"the {ordinal} die from the left"
-
-
-def _hand(picture: np.ndarray, seen: list[_Seen]) -> bool:
-    """Whether a hand is over the tray: the largest skin-coloured patch (YCrCb) takes a hand's
-    share of the picture and is far bigger than a die. The finder's own hand map is not used:
-    trained on rendered hands only, it did not learn them (models/dice/dice.md)."""
-    height, width = picture.shape[:2]
-    factor = min(1.0, 320 / max(height, width))
-    small = (
-        cv2.resize(picture, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-        if factor < 1
-        else picture
-    )
-    mask = cv2.inRange(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), SKIN_LOW, SKIN_HIGH)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
-    if count < 2:
-        return False
-    share = float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
-    die_share = max((s.die.box[2] * s.die.box[3] for s in seen), default=0) / (height * width)
-    return HAND_SHARE[0] < share < HAND_SHARE[1] and share > HAND_DICE * die_share
 
 
 def sharpness(image: np.ndarray) -> float:

@@ -249,6 +249,25 @@ def evaluation_tray(seed: int) -> RenderedTray:
     return render_tray(seed, dice=int(rng.integers(1, 7)), cocked=0.1)
 
 
+def wooden_tray(seed: int) -> RenderedTray:
+    """A rendered tray the issue's real photographs failed on: 1 to 12 dice of colours other
+    than white in a wooden tray with its frame, seen from straight above, under a small strong
+    light (hard shadows, uneven light); dice 3-8 % of the short side, none cocked."""
+    rng = np.random.default_rng([seed, 12])
+    dice, colours = int(rng.integers(1, 13)), ("blue", "red", "green", "black", "yellow", "orange")
+    side = rng.uniform(0.03, 0.08) * 480
+    return render_tray(
+        seed,
+        dice=dice,
+        colours=colours,
+        cocked=0.0,
+        tray="wood",
+        top_down=True,
+        hard=True,
+        die_px=(side * 0.95, side * 1.05),
+    )
+
+
 def tray_sample(tray: RenderedTray) -> FinderSample:
     from companion.vision.dice_model import UNREADABLE
 

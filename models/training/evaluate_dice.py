@@ -44,7 +44,15 @@ from companion.sim.dice_tray import render_tray
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
-from models.training.dice_data import FOLD_SPLITS, FOLDS, SYNTHETIC_SEEDS, evaluation_tray, iou, photos
+from models.training.dice_data import (
+    FOLD_SPLITS,
+    FOLDS,
+    SYNTHETIC_SEEDS,
+    evaluation_tray,
+    iou,
+    photos,
+    wooden_tray,
+)
 
 Box = tuple[float, ...]
 Truth = Sequence[tuple[int | None, Box]]
@@ -286,6 +294,17 @@ def rendered(reader: DiceReader, split: str, count: int) -> Tally:
     return tally
 
 
+def wooden(reader: DiceReader, split: str, count: int) -> Tally:
+    """Coloured dice in wooden trays from above under a hard light (``wooden_tray``)."""
+    tally = Tally()
+    first = SYNTHETIC_SEEDS[split].start + 80_000
+    for seed in range(first, first + count):
+        tray = wooden_tray(seed)
+        truth = [(d.value, d.read_box) for d in tray.dice]
+        tally.add(f"wooden tray {seed}", reader.read(tray.image), truth, tray.image.shape[:2])
+    return tally
+
+
 def bad_input(reader: DiceReader, split: str, count: int) -> list[str]:
     """How often each kind of bad tray gets its status (and how often a value is given anyway)."""
     first = SYNTHETIC_SEEDS[split].start + 50_000
@@ -325,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--trays", type=int, default=0, help="rendered trays to read as well (seeds of the split)"
     )
+    parser.add_argument(
+        "--wooden", type=int, default=0, help="rendered coloured dice in wooden trays to read as well"
+    )
     parser.add_argument("--bad", type=int, default=0, help="rendered bad trays of each kind to read")
     parser.add_argument("--mistakes", action="store_true", help="list every die not read right")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the dice model to read with")
@@ -348,6 +370,11 @@ def main(argv: list[str] | None = None) -> int:
         synthetic_split = "held-out" if args.split == "held-out" else "tune"
         tally = rendered(reader, synthetic_split, args.trays)
         lines += tally.lines(f"rendered trays, {synthetic_split} seeds, {args.trays} trays")
+        mistakes += tally.mistakes
+    if args.wooden:
+        synthetic_split = "held-out" if args.split == "held-out" else "tune"
+        tally = wooden(reader, synthetic_split, args.wooden)
+        lines += tally.lines(f"coloured dice in wooden trays, {synthetic_split} seeds, {args.wooden} trays")
         mistakes += tally.mistakes
     if args.bad:
         synthetic_split = "held-out" if args.split == "held-out" else "tune"
