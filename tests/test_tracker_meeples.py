@@ -17,12 +17,16 @@ from companion.games.starwars.reader.meeple_events import (
     MEEPLE_ACCEPT,
     MEEPLE_ACCEPT_UNFAMILIAR,
     MEEPLE_OWN_COLOUR,
+    where_changed,
 )
 from companion.games.starwars.reader.meeple_match import match_cell
 from companion.games.starwars.reader.tracker import Tracker
+from companion.games.starwars.spots import SPOT_XY, feature_letter
 from companion.games.starwars.tiles import AROUND
 from companion.table.links import EngineLink
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
+from companion.vision.mat import TILE_PX
+from companion.vision.meeples import changed_patches
 from companion.vision.reader import CellReading, SpotReading
 from companion.vision.watcher import Observation
 
@@ -39,12 +43,16 @@ def spot(name: str, **classes: float) -> SpotReading:
     return SpotReading(name, MEEPLE_CLASSES[best], probs[best], tuple(probs))
 
 
-def reading(cell: Cell, *spots: SpotReading, meeples_from: str = "pair") -> CellReading:
+def reading(
+    cell: Cell, *spots: SpotReading, meeples_from: str = "pair", changes: tuple[tuple[float, float], ...] = ()
+) -> CellReading:
     """A re-read of a cell whose tile the record has (the tile class does not matter then), its
     meeples read from the pair (now and bare) unless ``meeples_from`` is "cell"."""
     probs = np.zeros(len(LABELS.classes), np.float32)
     probs[LABELS.index_of(UNKNOWN)] = 1.0
-    return CellReading(cell, probs, spots, np.zeros(1, np.float32), meeples_from=meeples_from)
+    return CellReading(
+        cell, probs, spots, np.zeros(1, np.float32), meeples_from=meeples_from, changes=changes
+    )
 
 
 class Dice:
@@ -380,3 +388,39 @@ def test_on_familiar_art_the_cell_model_alone_still_asks(table: Table) -> None:
     table.tracker.learning.art.familiar = True
     assert table.see(reading(here, spot(first, black_small=0.6), meeples_from="cell")) == []
     assert table.codes() == {"unsure-meeple"}
+
+
+def test_a_planet_meeple_read_at_the_spot_beside_it_is_where_the_tile_changed(table: Table) -> None:
+    # Ana's meeple stands at P1; the model reads it at N, but the change lies by P1: it is hers,
+    # not a stray with hers missing
+    by_p1 = (SPOT_XY["P1"][0] + 0.01, SPOT_XY["P1"][1] - 0.05)
+    seen = reading(table.planet, spot("N", red_small=0.99), changes=(by_p1,))
+    assert table.see(seen) == []
+    assert table.codes() == set()
+    # without where it changed, the same reading is a known meeple not where it was
+    assert table.see(reading(table.planet, spot("N", red_small=0.99))) == []
+    assert "missing-meeple" in table.codes()
+
+
+def test_a_meeple_is_moved_only_to_a_clearly_nearer_free_spot_that_takes_one() -> None:
+    tile = next(e.tile for e in load_catalog().tiles if e.tile.planet_index is not None)
+    places = [name for name in SPOT_XY if feature_letter(tile, name) is not None]
+    assert "P1" in places
+    at_p1 = spot("N", red_small=0.99)
+    between = ((SPOT_XY["N"][0] + SPOT_XY["P1"][0]) / 2, (SPOT_XY["N"][1] + SPOT_XY["P1"][1]) / 2)
+    assert [s.spot for s in where_changed(tile, [at_p1], (SPOT_XY["P1"],))] == ["P1"]
+    assert [s.spot for s in where_changed(tile, [at_p1], (between,))] == ["N"]  # not clearly nearer
+    assert [s.spot for s in where_changed(tile, [at_p1], ((0.9, 0.9),))] == ["N"]  # too far: not it
+    held = spot("P1", black_small=0.99)  # another meeple already read at P1
+    assert [s.spot for s in where_changed(tile, [at_p1, held], (SPOT_XY["P1"],))] == ["N", "P1"]
+
+
+def test_what_changed_since_the_bare_look_is_found_where_it_was_put() -> None:
+    rng = np.random.default_rng(3)
+    bare = rng.integers(60, 200, (64, 64, 3), dtype=np.uint8)
+    now = bare.copy()
+    now[18:28, 20:28] = (40, 40, 200)  # a red meeple up and to the left of the centre
+    noisy = np.clip(now.astype(int) + rng.integers(-8, 9, now.shape), 0, 255).astype(np.uint8)
+    (change,) = changed_patches(noisy, bare)
+    assert change == pytest.approx(((23.5 - 32) / TILE_PX, (22.5 - 32) / TILE_PX), abs=0.03)
+    assert changed_patches(bare, bare) == ()

@@ -14,19 +14,26 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.games.base import Cell
-from companion.vision.labels import EMPTY, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
+from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, NO_MEEPLE, TileLabels
 from companion.vision.lattice import looks_printed
+from companion.vision.mat import TILE_PX
 from companion.vision.onnx import open_session
 from companion.vision.reader import CellReading, ModelMissing, spot_readings
 
 BARE_SURE = 0.9  # the cell model must be this sure that nothing stands anywhere on a bare look
-# A tile just recorded is kept as bare unless the cell model is this sure that a meeple lies on
-# it (a tile laid with its meeple already on it). Not lower: on art it was not trained on, the
-# cell model takes parts of the art for meeples at 0.3-0.8.
+# A tile just recorded is kept as bare unless the cell model is this sure that a meeple stands
+# on it (a tile laid with its meeple already on it). Not lower: on art it was not trained on,
+# the cell model takes parts of the art for meeples at 0.3-0.8.
 MAY_STAND = 0.9
+# Where a cell changed since its bare look: a pixel whose largest channel moved this much, in
+# patches of at least this many pixels (a small meeple covers about 80 of a 48-pixel tile;
+# camera noise and a nudged tile's edge leave specks and lines)
+CHANGE_LEVEL = 40
+CHANGE_MIN_PX = 20
 
 
 class MeepleModel:
@@ -62,7 +69,9 @@ class BareLook:
 
 
 def _stands(name: str) -> bool:
-    return name != NO_MEEPLE
+    # "fallen" is left out: on art it was not trained on, the cell model takes art for a meeple
+    # lying down at 0.5-0.75, which would keep a newly laid tile from ever having a bare look
+    return name not in (NO_MEEPLE, FALLEN)
 
 
 def nothing_stands(reading: CellReading) -> bool:
@@ -110,7 +119,7 @@ class BareLooks:
 
     def keep_bare(self, reading: CellReading) -> None:
         """The game holds a tile with no meeple in this reading's cell: keep the look as the
-        tile's bare look, unless the cell model is sure a meeple lies on it already."""
+        tile's bare look, unless the cell model is sure a meeple stands on it already."""
         if reading.window is None or any(spot.chance(_stands) >= MAY_STAND for spot in reading.spots):
             return
         self.looks[reading.cell] = BareLook(reading.window.copy(), reading.best()[0], recorded=True)
@@ -123,7 +132,27 @@ class BareLooks:
         bare = np.stack([self.looks[r.cell].window for r in paired])
         probs = self.model.run(now, bare)
         by_cell = {
-            r.cell: replace(r, spots=spot_readings(self.model.spots, probs[k]), meeples_from="pair")
+            r.cell: replace(
+                r,
+                spots=spot_readings(self.model.spots, probs[k]),
+                meeples_from="pair",
+                changes=changed_patches(now[k], bare[k]),
+            )
             for k, r in enumerate(paired)
         }
         return [by_cell.get(r.cell, r) for r in readings]
+
+
+def changed_patches(now: np.ndarray, bare: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The centres of the patches that changed between a cell's bare look and now, as offsets
+    from the window's centre in tiles (x east, y south): where something was put, measured
+    without knowing the art."""
+    diff = cv2.medianBlur(cv2.absdiff(now, bare).max(axis=2), 3)
+    mask = (diff >= CHANGE_LEVEL).astype(np.uint8)
+    count, _, stats, centres = cv2.connectedComponentsWithStats(mask)
+    half_x, half_y = now.shape[1] / 2, now.shape[0] / 2
+    return tuple(
+        (float((centres[k][0] - half_x) / TILE_PX), float((centres[k][1] - half_y) / TILE_PX))
+        for k in range(1, count)
+        if stats[k, cv2.CC_STAT_AREA] >= CHANGE_MIN_PX
+    )

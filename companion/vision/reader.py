@@ -48,6 +48,9 @@ class CellReading:
     embedding: np.ndarray
     window: np.ndarray | None = None  # the window of the view that was read
     meeples_from: str = "cell"  # "cell": this window alone; "pair": compared with the cell bare
+    # with a pair: the centres of what changed since the bare look, in tiles from the window's
+    # centre (companion/vision/meeples.py)
+    changes: tuple[tuple[float, float], ...] = ()
 
     def best(self) -> tuple[int, float]:
         index = int(np.argmax(self.tile_probs))

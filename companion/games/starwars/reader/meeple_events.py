@@ -8,6 +8,7 @@ Like the rest of the tracker, it never records a guess: what is not sure becomes
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Protocol
 
 from companion.games.base import Cell
@@ -16,7 +17,7 @@ from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.reader.learning import TileLearning
 from companion.games.starwars.reader.meeple_match import match_cell
 from companion.games.starwars.setup import colour_of as player_colour
-from companion.games.starwars.spots import feature_letter
+from companion.games.starwars.spots import SPOT_XY, SPOTS, feature_letter
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
 from companion.vision.labels import FALLEN, NO_MEEPLE
 from companion.vision.reader import CellReading, SpotReading
@@ -37,6 +38,11 @@ MEEPLE_ACCEPT_UNFAMILIAR = 0.98
 MEEPLE_OWN_COLOUR = 0.5
 # prompts about a meeple this turn, which a phone entry answers
 MEEPLE_PROMPTS = ("unsure-meeple", "meeple-colour", "two-meeples")
+# A meeple read at one spot is moved to another when the change it made lies this much nearer
+# that spot (in tiles; neighbouring spots are 0.21 to 0.42 apart), and at most this far from
+# the spot it was read at (a change farther off is something else, a die or a hand's shadow).
+CLEARLY_NEARER = 0.06
+CHANGE_REACH = 0.3
 
 
 class _Engines(Protocol):
@@ -65,6 +71,42 @@ def _feature_index(tile: Tile, letter: str | None) -> int | None:
     if letter is None:
         return None
     return tile.planet_index if letter == PLANET else tile.side_feature[SIDES.index(letter)]
+
+
+def where_changed(
+    tile: Tile, spots: list[SpotReading], changes: tuple[tuple[float, float], ...]
+) -> list[SpotReading]:
+    """Each standing meeple at the spot nearest to where the tile changed around it.
+
+    The meeple model says what stands and roughly where; on art it was not trained on, it can
+    put a planet's meeple at the spot beside it (P1 read as N), which makes a known meeple look
+    missing and a stray appear. Where the look changed since the tile lay bare is measured
+    without knowing the art: a meeple read at one spot whose change lies clearly nearer another
+    spot of the tile that takes a meeple (and that no other reading holds) is moved there."""
+    places = [name for name in SPOTS if feature_letter(tile, name) is not None]
+    taken = {spot.spot for spot in spots}
+    moved: list[SpotReading] = []
+    for spot in spots:
+        if spot.label == FALLEN or not changes or not places or spot.spot not in SPOT_XY:
+            moved.append(spot)
+            continue
+        at = SPOT_XY[spot.spot]
+        change = min(changes, key=lambda c: _distance(c, at))
+        nearest = min(places, key=lambda name: _distance(change, SPOT_XY[name]))
+        if (
+            nearest not in taken
+            and _distance(change, SPOT_XY[nearest]) + CLEARLY_NEARER < _distance(change, at)
+            and _distance(change, at) <= CHANGE_REACH
+        ):
+            taken.discard(spot.spot)
+            taken.add(nearest)
+            spot = replace(spot, spot=nearest)
+        moved.append(spot)
+    return moved
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
 
 
 class MeepleEvents:
@@ -107,13 +149,13 @@ class MeepleEvents:
             seen: list[tuple[SpotReading, int | None]] = []
             fallen = False
             # on art the cell model does not know, its own reading of meeples (no bare look to
-            # compare with yet) is mostly art: only a sure spot counts, and nothing unseen asks
+            # compare with yet) is mostly art: only a spot sure of what lies there counts (not
+            # merely that something does), and nothing unseen asks
             alone = unfamiliar and reading.meeples_from != "pair"
             spots = [
-                spot
-                for spot in reading.meeples()
-                if not alone or spot.chance(lambda name: name != NO_MEEPLE) >= MEEPLE_ACCEPT_UNFAMILIAR
+                spot for spot in reading.meeples() if not alone or spot.confidence >= MEEPLE_ACCEPT_UNFAMILIAR
             ]
+            spots = where_changed(tile, spots, reading.changes)
             for spot in spots:
                 if spot.label == FALLEN:
                     # on unknown art, only when something surely lies or stands there: a weaker
