@@ -28,7 +28,8 @@ from companion.games.dicegame.faces import KNIGHT, named_tables
 from companion.games.dicegame.reader.enrolment import EnrolledDice, EnrolmentError, enrol
 from companion.games.dicegame.reader.events import aside_events
 from companion.games.dicegame.reader.tray_read import Areas, read_city, read_throw, read_throw_bodies
-from companion.sim.dicegame_tray import DICE_SETS, Scene, render
+from companion.sim.dicegame_tray import DICE_SETS, RenderedDiceGameTray, Scene, render
+from companion.vision.dice import DiceReader
 
 FIRST = 1000
 
@@ -44,6 +45,9 @@ def main() -> None:
     parser.add_argument("--floors", type=int, default=40)
     parser.add_argument("--trays", type=int, default=10)
     parser.add_argument("--cities", type=int, default=0, help="laid cities to read, per floor")
+    parser.add_argument(
+        "--pip-finder", action="store_true", help="also count the dice the pip-dice reader finds in each tray"
+    )
     args = parser.parse_args()
     table = named_tables()["reading1"]
     sets = list(DICE_SETS)
@@ -62,6 +66,7 @@ def main() -> None:
     statuses: dict[str, int] = {}  # of the trays not read whole
     refused: list[str] = []  # enrolments refused: the user is asked to photograph again
     cities: Counter[str] = Counter()  # laid cities: "right", "prompt: STATUS" or "wrong"
+    pips = DiceReader() if args.pip_finder else None
     started = time.perf_counter()
     for n in range(args.floors):
         floor = FIRST + n
@@ -91,6 +96,8 @@ def main() -> None:
             tray = render(scene, floor * 100 + 50 + t, faces, whole=True)
             reading, bodies = read_throw_bodies(enrolled, tray.image, 9, Areas.of(tray.image, None))
             counts["trays"] += 1
+            if pips is not None:
+                counts["pip_finder_found"] = counts.get("pip_finder_found", 0) + _found_by(pips, tray)
             whole = reading.status == "ok" and len(reading.dice) == len(tray.dice)
             counts["trays_ok"] += whole
             if not whole:
@@ -136,6 +143,20 @@ def main() -> None:
         print("  " + line)
     for line in wrong[:20]:
         print("  " + line)
+
+
+def _found_by(reader: DiceReader, tray: RenderedDiceGameTray) -> int:
+    """How many of the tray's dice the pip-dice reader finds (a die of its reading within 0.6
+    of a side of the die's centre), whatever it reads them as."""
+    reading = reader.read(tray.image, len(tray.dice))
+    return sum(
+        any(
+            abs(d.box[0] + d.box[2] / 2 - truth.centre[0]) < 0.6 * truth.side
+            and abs(d.box[1] + d.box[3] / 2 - truth.centre[1]) < 0.6 * truth.side
+            for d in reading.dice
+        )
+        for truth in tray.dice
+    )
 
 
 def _city(enrolled: EnrolledDice, scene: Scene, seed: int, rng: np.random.Generator) -> str:

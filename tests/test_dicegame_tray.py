@@ -20,9 +20,11 @@ from companion.games.dicegame.reader.events import (
     aside_events,
     roll_events,
 )
-from companion.games.dicegame.reader.tray_read import Areas, read_city, read_throw
+from companion.games.dicegame.reader.tray_read import Areas, ThrowReader, read_city, read_throw
 from companion.sim.dicegame_tray import Scene, render
+from companion.table.dice_checks import MIN_CONFIDENCE, reading_problem
 from companion.vision.dice_faces import ink_segments
+from companion.vision.dice_reading import ReadsDice
 
 TABLE = named_tables()["reading1"]
 SCENE = Scene(TABLE.segments, dice_set="ivory-brown", floor=7)
@@ -107,6 +109,15 @@ def test_a_roll_of_nine_is_the_roll_event(enrolled) -> None:  # type: ignore[no-
         (event,) = outcome.events
         assert isinstance(event, ev.Rolled) and event.player == "Ana"
         assert Counter(event.dice) == Counter(faces)
+
+
+def test_the_trays_flow_takes_a_roll_read_by_the_throw_reader(enrolled) -> None:  # type: ignore[no-untyped-def]
+    reader: ReadsDice = ThrowReader(enrolled)
+    faces = ["knight", "catapult", "cap", "corner", "straight", "three", "cap", "cap", "three"]
+    reading = reader.read(render(SCENE, 940, faces).image, 9)
+    assert reading_problem(reading, 9, "Ana", 1, MIN_CONFIDENCE, reader.faces) is None
+    assert Counter(reading.faces or ()) == Counter(faces)
+    assert reading_problem(reading, 8, "Ana", 1, MIN_CONFIDENCE, reader.faces) is not None
 
 
 def test_a_roll_of_eight_when_nine_are_due_is_the_engines_prompt(enrolled) -> None:  # type: ignore[no-untyped-def]

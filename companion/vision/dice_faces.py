@@ -36,7 +36,7 @@ SIDES = "NESW"
 class FaceRead:
     face: str | None  # None: not sure which
     rotation: int | None  # for a turning face; None otherwise, or when not sure
-    confidence: float  # the best score's lead over the next answer, 0-1
+    confidence: float  # the best score's lead over the next answer, as a share of twice the margin
     score: float  # the best correlation
 
 
@@ -78,7 +78,8 @@ class FaceMatcher:
         (name, rotation), top = ranked[0]
         runner = ranked[1][1] if len(ranked) > 1 else -1.0
         lead = top - runner
-        confidence = float(np.clip(lead / (2 * MIN_MARGIN), 0.0, 1.0) * np.clip(top, 0.0, 1.0))
+        # a face given (lead at the margin or more) is 0.5 or more, as the trays' floor asks
+        confidence = float(np.clip(lead / (2 * MIN_MARGIN), 0.0, 1.0))
         if top < MIN_SCORE or lead < MIN_MARGIN:
             return FaceRead(None, None, confidence, top)
         return FaceRead(name, rotation, confidence, top)

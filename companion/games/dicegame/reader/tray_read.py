@@ -126,6 +126,19 @@ def _judge(enrolled: EnrolledDice, picture: np.ndarray, bodies: Bodies, expected
     return TrayReading(dice)
 
 
+class ThrowReader:
+    """The thrown dice of a tray, for the trays' flow (``companion/table/trays.py``, the
+    ``ReadsDice`` protocol): faces of the Dice Game's face set, the city area left out."""
+
+    def __init__(self, enrolled: EnrolledDice, city: tuple[float, float, float, float] | None = CITY_AREA):
+        self.enrolled = enrolled
+        self.city = city
+        self.faces = enrolled.face_set
+
+    def read(self, picture: np.ndarray, expected: int | None = None) -> TrayReading:
+        return read_throw(self.enrolled, picture, expected, Areas.of(picture, self.city))
+
+
 @dataclass(frozen=True)
 class CityReading:
     """The city area's dice on the grid they are laid on: cell -> (face, rotation), cells in the
