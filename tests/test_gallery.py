@@ -654,3 +654,24 @@ def test_a_tile_the_record_holds_keeps_its_bare_look_whatever_the_cell_model_rea
     looks.looks.clear()
     loop._keep_bare_looks(Observation([_with_spot(laid, "N", "red/small", 0.95)]))
     assert (0, 0) not in looks.looks
+
+
+def test_against_an_enrolled_box_a_plain_tile_like_its_picture_is_not_gone() -> None:
+    from companion.vision.lattice import looks_printed
+
+    setup = Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black")))
+    gallery = tile_gallery()
+    tracker = Tracker(EngineLink(setup), LABELS, gallery=gallery)
+    # a field of grass with one thin route: too little texture to be told from felt by texture
+    plain = np.zeros((200, 200, 3), np.uint8)
+    plain[:] = (60, 170, 140)
+    cv2.line(plain, (100, 0), (100, 200), (120, 160, 190), 9)
+    cv2.circle(plain, (60, 60), 25, (40, 120, 170), -1)
+    route = next(t for t in distinct_tiles() if t != START)
+    gallery.add(plain, route, f"{ENROLLED}-plain")
+    window = window_of(plain, seed=11)
+    felt = window_of(np.full((96, 96, 3), (70, 120, 80), np.uint8), seed=12)
+    assert not looks_printed(window)  # what the test stands on
+    assert not tracker.learning.still_there((2, 2), window)  # no recorded tile to compare with
+    assert tracker.learning.still_there((2, 2), window, route)
+    assert not tracker.learning.still_there((2, 2), felt, route)

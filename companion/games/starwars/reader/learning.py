@@ -59,17 +59,26 @@ class TileLearning:
         if window is not None:
             self.pending[cell] = Learnable(window, recorded, guessed)
 
-    def still_there(self, cell: Cell, window: np.ndarray | None) -> bool:
+    def still_there(self, cell: Cell, window: np.ndarray | None, recorded: Tile | None = None) -> bool:
         """Whether ``window`` still shows the tile the camera read at ``cell``: then it has not
         gone, though a model that does not know the art reads felt. Against an enrolled box,
         whose art the cell model may never have seen, a tile square of printed texture (felt
-        has none) also still holds a tile."""
+        has none) also still holds a tile, and so does one as like the ``recorded`` tile's
+        picture as the box's pictures are like any tile (a field of plain grass has little
+        texture, and its green is near the felt's)."""
         if window is None:
             return False
         kept = self.pending.get(cell)
         if kept is not None and same_sight(kept.window, window) >= STILL_THERE:
             return True
-        return self.gallery.enrolled() and looks_printed(window)
+        if not self.gallery.enrolled():
+            return False
+        if looks_printed(window):
+            return True
+        if recorded is None:
+            return False
+        match = self.gallery.match(window, allowed=lambda lying: lying == recorded, second_opinions=False)
+        return match is not None and match.score >= BOX_BARS.not_a_tile
 
     def forget(self, cell: Cell) -> None:
         """The window kept for ``cell`` no longer shows what will lie there."""

@@ -197,7 +197,7 @@ class Tracker(MeepleEvents):
                 continue
             best, confidence = reading.best()
             gone = self.labels.classes[best] == EMPTY and confidence >= ACCEPT
-            if gone and not self.learning.still_there(reading.cell, reading.window):
+            if gone and not self.learning.still_there(reading.cell, reading.window, tile):
                 self._prompt(
                     "tile-gone",
                     f"the tile at {cell_json(reading.cell)} has gone: put it back",
