@@ -390,12 +390,20 @@ def test_on_familiar_art_the_cell_model_alone_still_asks(table: Table) -> None:
     assert table.codes() == {"unsure-meeple"}
 
 
-def test_a_planet_meeple_read_at_the_spot_beside_it_is_where_the_tile_changed(table: Table) -> None:
-    # Ana's meeple stands at P1; the model reads it at N, but the change lies by P1: it is hers,
-    # not a stray with hers missing
+@pytest.mark.parametrize("familiar", [True, False])
+def test_a_planet_meeple_read_at_the_spot_beside_it_is_where_the_tile_changed(
+    table: Table, familiar: bool
+) -> None:
+    # Ana's meeple stands at P1; on art it does not know, the model reads it at N, but the
+    # change lies by P1: it is hers, not a stray with hers missing. On its own art the model's
+    # spot is trusted.
+    table.tracker.learning.art.familiar = familiar
     by_p1 = (SPOT_XY["P1"][0] + 0.01, SPOT_XY["P1"][1] - 0.05)
     seen = reading(table.planet, spot("N", red_small=0.99), changes=(by_p1,))
     assert table.see(seen) == []
+    if familiar:
+        assert "missing-meeple" in table.codes()
+        return
     assert table.codes() == set()
     # without where it changed, the same reading is a known meeple not where it was
     assert table.see(reading(table.planet, spot("N", red_small=0.99))) == []

@@ -155,7 +155,8 @@ class MeepleEvents:
             spots = [
                 spot for spot in reading.meeples() if not alone or spot.confidence >= MEEPLE_ACCEPT_UNFAMILIAR
             ]
-            spots = where_changed(tile, spots, reading.changes)
+            if unfamiliar:  # on the model's own art its spots are trusted (patches of two meeples merge)
+                spots = where_changed(tile, spots, reading.changes)
             for spot in spots:
                 if spot.label == FALLEN:
                     # on unknown art, only when something surely lies or stands there: a weaker
