@@ -46,8 +46,8 @@ def grey(picture: np.ndarray) -> np.ndarray:
 
 
 def predicted_floor(picture: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """The empty tray's grey picture under ``picture``'s light: a gain that may slope across the
-    picture, fitted where both show floor (the log ratio near its median: no dice, no shadow)."""
+    """The empty tray's grey picture under ``picture``'s light: a gain that may slope and bend
+    across the picture, fitted where both show floor (no dice, no shadow)."""
     now, before = grey(picture), grey(empty)
     small = (max(now.shape[1] // 8, 8), max(now.shape[0] // 8, 8))
     ratio = np.log(
@@ -55,17 +55,30 @@ def predicted_floor(picture: np.ndarray, empty: np.ndarray) -> np.ndarray:
         / (cv2.resize(before, small, interpolation=cv2.INTER_AREA) + 4)
     )
     yy, xx = np.mgrid[0 : small[1], 0 : small[0]].astype(np.float32)
-    xx, yy = xx / small[0] - 0.5, yy / small[1] - 0.5
-    keep = np.abs(ratio - np.median(ratio)) < 0.08
-    coeffs = np.zeros(3, np.float64)
+    terms = _terms(xx / small[0] - 0.5, yy / small[1] - 0.5)
+    fit = np.full(ratio.shape, float(np.median(ratio)))
+    coeffs = np.zeros(len(terms))
     coeffs[0] = float(np.median(ratio))
-    if keep.sum() > 20:
-        design = np.stack([np.ones(keep.sum()), xx[keep], yy[keep]], axis=1)
+    # fitted twice: first near the median, then near the first fit, so that a strong slope
+    # keeps the corners of the floor in the fit and dice and shadows stay out
+    for band in (0.12, 0.05):
+        keep = np.abs(ratio - fit) < band
+        if keep.sum() <= 3 * len(terms):
+            break
+        design = np.stack([t[keep] for t in terms], axis=1)
         coeffs = np.linalg.lstsq(design, ratio[keep], rcond=None)[0]
+        fit = sum(c * t for c, t in zip(coeffs, terms, strict=True))
     height, width = now.shape
     fy, fx = np.mgrid[0:height, 0:width].astype(np.float32)
-    gain = np.exp(coeffs[0] + coeffs[1] * (fx / width - 0.5) + coeffs[2] * (fy / height - 0.5))
+    gain = np.exp(
+        sum(c * t for c, t in zip(coeffs, _terms(fx / width - 0.5, fy / height - 0.5), strict=True))
+    )
     return np.asarray(before * gain, np.float32)
+
+
+def _terms(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """A smooth light across the picture: constant, slopes and curvature (a lamp's fall-off)."""
+    return [np.ones_like(x), x, y, x * x, y * y, x * y]
 
 
 def body_mask(picture: np.ndarray, empty: np.ndarray, side: float) -> np.ndarray:
@@ -129,16 +142,32 @@ def find_bodies(
             continue  # a crumb, a glint: far less than a die's face
         edge = bx <= 1 or by <= 1 or bx + bw >= x1 - x0 - 1 or by + bh >= y1 - y0 - 1
         ys, xs = np.nonzero(labels == label)
-        parts = max(round(pixels / (die_area * 1.08)), 1) if split else 1
-        if parts > 1:
-            clumps.append((bx + x0, by + y0, bw, bh))
         # the floor the closing took in is no face: only pixels that differ from it are lit
         light = np.where(raw[y0:y1, x0:x1][ys, xs] > 0, grey(crop)[ys, xs], 0.0)
+        parts = max(round(_faces_area(xs - bx, ys - by, light, (bh, bw), side) / die_area), 1) if split else 1
+        if parts > 1:
+            clumps.append((bx + x0, by + y0, bw, bh))
         points = np.stack([xs, ys], axis=1).astype(np.float32)
         for part in _split(np.concatenate([points, light[:, None]], axis=1), parts):
             found.append(_body(part, x0, y0, edge))
     found.sort(key=lambda b: (b.centre[0], b.centre[1]))
     return Bodies(tuple(found), False, tuple(clumps))
+
+
+def _faces_area(
+    xs: np.ndarray, ys: np.ndarray, light: np.ndarray, shape: tuple[int, int], side: float
+) -> int:
+    """The area of a blob's top faces, ink and all: how many dice it holds, when divided by a
+    die's. The side faces a slant shows are left out: they would make two dice look like three."""
+    top = np.zeros(shape, np.uint8)
+    lit = light > TOP_SHARE * np.percentile(light, 95)
+    top[ys[lit], xs[lit]] = 255
+    close = max(int(side / 4), 3)
+    shut = cv2.morphologyEx(
+        top, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
+    )
+    contours, _ = cv2.findContours(shut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return int(sum(cv2.contourArea(c) for c in contours))
 
 
 def _split(points: np.ndarray, parts: int) -> list[np.ndarray]:
