@@ -676,3 +676,17 @@ def test_a_hand_reaching_over_a_wooden_frame_is_a_hand(reader: DiceReader, held_
     doctored = (tray.image * (1 - soft) + skin * soft).astype(np.uint8)
     assert reader.read(tray.image).status != "hand"
     _never_guessed(reader.read(doctored), "hand")
+
+
+def test_a_framed_tray_holds_twelve_small_dice_inside_the_picture() -> None:
+    tray = render_tray(
+        SEED + 600, dice=12, tray="wood", top_down=True, hard=True, die_px=(18.0, 22.0), cocked=0.0
+    )
+    assert len(tray.dice) == 12 and all(d.value is not None for d in tray.dice)
+    height, width = tray.image.shape[:2]
+    for die in tray.dice:
+        x, y, w, h = die.body
+        assert 0 < x < width - w and 0 < y < height - h and max(w, h) < 50  # a small die, side faces and all
+    # left out, the new options draw nothing from the seed: a tray renders as it did before them
+    plain = render_tray(SEED + 601, dice=3)
+    assert np.array_equal(plain.image, render_tray(SEED + 601, dice=3, tray=None, hard=False).image)

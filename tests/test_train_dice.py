@@ -197,3 +197,17 @@ def test_a_slant_on_real_crops_only_leaves_rendered_crops_as_they_were() -> None
     np.testing.assert_array_equal(plain.numpy(), rendered_only.numpy())
     # the photographs' crops are squashed (about half of them), so differ
     assert not np.array_equal(plain.numpy(), squashed.numpy())
+
+
+def test_the_shipped_reader_taken_back_out_of_its_onnx_file_reads_as_the_file_does() -> None:
+    from companion.vision.dice_model import DiceModel
+    from models.training.dice_nets import reader_from_onnx
+
+    reader = reader_from_onnx(HERE / "dice.onnx")
+    assert folded_norms(reader)  # to be trained on only with its batch norms frozen
+    crops = np.random.default_rng(3).integers(0, 256, (6, 48, 48, 3)).astype(np.uint8)
+    probs, boxes = DiceModel(HERE / "dice.onnx").read(crops)
+    with torch.no_grad():
+        logits, box = reader(torch.from_numpy(crops.astype(np.float32)).permute(0, 3, 1, 2))
+    assert np.abs(torch.softmax(logits, 1).numpy() - probs).max() < 1e-4
+    assert np.abs(box.numpy() - boxes).max() < 1e-4

@@ -143,7 +143,9 @@ def finder_loss(
         F.l1_loss(out[:, 3:5], regress[:, 2:], reduction="none").sum(1) * has_size
     ).sum() / has_size.sum().clamp(min=1)
     # hands cover well under 1 % of the cells seen in training: weighted up, or the map stays 0
-    hand_loss = F.binary_cross_entropy_with_logits(out[:, 5], hand, pos_weight=torch.tensor(hand_pos_weight))
+    hand_loss = F.binary_cross_entropy_with_logits(
+        out[:, 5], hand, pos_weight=torch.tensor(hand_pos_weight, device=hand.device)
+    )
     return centre_loss + offset + 0.5 * size + hand_weight * hand_loss
 
 

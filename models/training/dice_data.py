@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from companion.sim.dice_tray import RenderedTray, render_tray
+from companion.sim.tray_parts import TRAY_KINDS
 from companion.vision.dice_model import Candidate
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -242,6 +243,32 @@ def synthetic_tray(seed: int, cocked: float = COCKED) -> RenderedTray:
     )
 
 
+# Seeds of the framed training trays, apart from the plain ones (a framed tray of seed N is
+# another picture than the plain tray of seed N, and both may be trained on).
+FRAMED_FIRST = 50_000
+
+
+def framed_tray(seed: int, cocked: float = COCKED) -> RenderedTray:
+    """A rendered training or tuning tray of a kind real tables have: a floor of wood, felt,
+    card or a printed box lid with a frame round it, mostly seen from above, often in a hard
+    light; 0 to 12 dice of any colour, often small; sometimes a hand, a cut or a blurred die."""
+    rng = np.random.default_rng([seed, 13])
+    kind = TRAY_KINDS[int(rng.choice(len(TRAY_KINDS), p=[0.45, 0.25, 0.15, 0.15]))]
+    side = rng.uniform(0.025, 0.12) * 480
+    return render_tray(
+        seed,
+        dice=int(rng.integers(0, 13)),
+        cocked=cocked,
+        cut=bool(rng.random() < 0.08),
+        hand=bool(rng.random() < 0.12),
+        blur=float(rng.uniform(HEAVY_BLUR, 5)) if rng.random() < 0.05 else None,
+        tray=kind,
+        top_down=bool(rng.random() < 0.7),
+        hard=bool(rng.random() < 0.6),
+        die_px=(side * 0.9, side * 1.1),
+    )
+
+
 def evaluation_tray(seed: int) -> RenderedTray:
     """The rendered tray of ``seed`` that the figures read (tuning or held-out seeds): 1 to 6 dice
     of every colour, a tenth of them cocked, in random light."""
@@ -309,29 +336,31 @@ def tray_sample(tray: RenderedTray) -> FinderSample:
     return FinderSample(tray.image, image, scale, dice, hand, tray_dice)
 
 
-def synthetic_finder_samples(count: int, split: str = "train", cocked: float = COCKED) -> list[FinderSample]:
+def synthetic_finder_samples(
+    count: int, split: str = "train", cocked: float = COCKED, framed: bool = False
+) -> list[FinderSample]:
     """``count`` rendered trays of ``split``'s seeds, cached in build/ (they take a while); each
-    die is cocked with the chance ``cocked``."""
+    die is cocked with the chance ``cocked``. ``framed``: trays with frames (``framed_tray``)."""
     import pickle
 
-    first = SYNTHETIC_SEEDS[split].start
+    first = SYNTHETIC_SEEDS[split].start + (FRAMED_FIRST if framed else 0)
     # the cache of the usual share keeps its old name, so trays rendered before are used again
     share = "" if cocked == COCKED else f"-cocked{cocked:g}"
-    cache = ROOT / "build" / f"dice-{split}-{first}-{count}{share}.pickle"
+    kind = "-framed" if framed else ""
+    cache = ROOT / "build" / f"dice-{split}{kind}-{first}-{count}{share}.pickle"
     if cache.is_file():
         with cache.open("rb") as file:
             trays: list[RenderedTray] = pickle.load(file)
     else:
+        from concurrent.futures import ProcessPoolExecutor
+        from functools import partial
+
         started = time.monotonic()
-        trays = []
-        for seed in range(first, first + count):
-            trays.append(synthetic_tray(seed, cocked))
-            if len(trays) % 200 == 0:
-                print(
-                    f"rendered {len(trays)} trays, {time.monotonic() - started:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+        draw = partial(framed_tray if framed else synthetic_tray, cocked=cocked)
+        # one tray per seed, whichever process draws it: the same trays on 2 cores or 16
+        with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
+            trays = list(pool.map(draw, range(first, first + count), chunksize=16))
+        print(f"rendered {len(trays)} trays, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         cache.parent.mkdir(exist_ok=True)
         with cache.open("wb") as file:
             pickle.dump(trays, file)

@@ -139,6 +139,42 @@ def finder_from_onnx(path: Path) -> Finder:
     return finder.eval()
 
 
+def reader_from_onnx(path: Path) -> Reader:
+    """The reader of an exported dice file, back as a torch module to train further (with its
+    batch norms frozen, as ``finder_from_onnx`` leaves the finder's) and export again."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}
+    reader = Reader(weights["reader.classes.weight"].shape[1] / 96)
+    modules = dict(reader.named_modules())
+    convs = 0
+    for node in graph.node:
+        if node.op_type != "Conv" or not node.name.startswith("/reader/"):
+            continue
+        # "/reader/features/features.0/features.0.0/Conv" is reader.features[0][0]
+        name = node.name.split("/")[-2].replace("features.", "features.", 1)
+        conv, norm = modules[name], modules[name[: -len(".0")] + ".1"]
+        assert isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d), name
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]]))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+        convs += 1
+    if convs != sum(isinstance(m, nn.Conv2d) for m in reader.modules()):
+        raise ValueError(f"{path}: {convs} reader convolutions, not this Reader's")
+    with torch.no_grad():
+        for head in ("classes", "box"):
+            layer = modules[head]
+            assert isinstance(layer, nn.Linear)
+            layer.weight.copy_(torch.from_numpy(weights[f"reader.{head}.weight"]))
+            layer.bias.copy_(torch.from_numpy(weights[f"reader.{head}.bias"]))
+    return reader.eval()
+
+
 def folded_norms(net: nn.Module) -> bool:
     """Whether every batch norm of ``net`` only passes its convolution through, as
     ``finder_from_onnx`` leaves them (and build/dice-finder.pt after training such a finder):

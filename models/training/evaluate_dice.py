@@ -34,13 +34,15 @@ import collections
 import math
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from companion.sim.dice_tray import render_tray
+from companion.sim.tray_parts import photographed_mat
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
 from companion.vision.dice_reading import TrayReading
@@ -308,25 +310,51 @@ def wooden(reader: DiceReader, split: str, count: int) -> Tally:
 def bad_input(reader: DiceReader, split: str, count: int) -> list[str]:
     """How often each kind of bad tray gets its status (and how often a value is given anyway)."""
     first = SYNTHETIC_SEEDS[split].start + 50_000
-    cases = {
-        "no-dice": dict(dice=0),
-        "too-many-dice": dict(dice=5),
-        "die-on-edge": dict(dice=2, cut=True, cocked=0.0),
-        "hand": dict(dice=3, hand=True),
-        "blurred": dict(dice=3, blur=4.0),
-    }
+    cases: list[tuple[str, str, Callable[[int], np.ndarray], int | None]] = [
+        ("no-dice", "", lambda seed: render_tray(seed, dice=0).image, None),
+        ("too-many-dice", "", lambda seed: render_tray(seed, dice=5).image, 3),
+        ("die-on-edge", "", lambda seed: render_tray(seed, dice=2, cut=True, cocked=0.0).image, None),
+        ("hand", "", lambda seed: render_tray(seed, dice=3, hand=True).image, None),
+        ("blurred", "", lambda seed: render_tray(seed, dice=3, blur=4.0).image, None),
+        ("no-dice", "the blank mat", photographed_mat, None),
+        ("no-dice", "an empty wooden tray", lambda seed: _wooden(seed, 0), None),
+        ("too-few-dice", "5 dice, 10 expected", lambda seed: _wooden(seed, 5), 10),
+        ("hand", "over a wooden tray", lambda seed: _wooden(seed, 4, hand=True), None),
+        ("blurred", "a wooden tray", lambda seed: _wooden(seed, 4, blur=4.0), None),
+    ]
     lines = []
-    for k, (status, options) in enumerate(cases.items()):
+    for k, (status, what, picture, expected) in enumerate(cases):
         got: collections.Counter[str] = collections.Counter()
+        valued = 0
         for seed in range(first + k * 1000, first + k * 1000 + count):
-            expected = 3 if status == "too-many-dice" else None
-            got[reader.read(render_tray(seed, **options).image, expected=expected).status] += 1  # type: ignore[arg-type]
+            reading = reader.read(picture(seed), expected=expected)
+            got[reading.status] += 1
+            valued += reading.values is not None
         share = got[status] / count
         others = ", ".join(f"{name} {n}" for name, n in got.most_common() if name != status)
+        name = f"{status} ({what})" if what else status
         lines.append(
-            f"  {status}: {got[status]} of {count} ({share:.0%})" + (f"; else {others}" if others else "")
+            f"  {name}: {got[status]} of {count} ({share:.0%})"
+            + (f"; else {others}" if others else "")
+            + f"; values given {valued}"
         )
     return lines
+
+
+def _wooden(seed: int, dice: int, hand: bool = False, blur: float | None = None) -> np.ndarray:
+    """A wooden tray from above in hard light, of coloured dice lying flat."""
+    colours = ("blue", "red", "green", "black")
+    return render_tray(
+        seed,
+        dice=dice,
+        colours=colours,
+        cocked=0.0,
+        tray="wood",
+        top_down=True,
+        hard=True,
+        hand=hand,
+        blur=blur,
+    ).image
 
 
 def main(argv: list[str] | None = None) -> int:

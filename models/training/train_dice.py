@@ -63,6 +63,7 @@ from models.training.dice_nets import (
     export,
     finder_from_onnx,
     folded_norms,
+    reader_from_onnx,
     run_finder,
     trained_crop_px,
 )
@@ -122,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--synthetic", type=int, default=1000, help="rendered trays to train on")
     parser.add_argument(
+        "--framed", type=int, default=0, help="rendered trays with frames (wood, felt, card, lids) to add"
+    )
+    parser.add_argument(
         "--real-repeat", type=int, default=5, help="how often each real photograph is seen per pass"
     )
     parser.add_argument(
@@ -172,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--finder-steps", type=int, default=1000)
     parser.add_argument("--reader-steps", type=int, default=3000)
     parser.add_argument("--finder-lr", type=float, default=3e-3)
+    parser.add_argument("--reader-lr", type=float, default=3e-3)
+    parser.add_argument(
+        "--reader-onnx",
+        help="start the reader from the reader of this dice.onnx, trained on with its batch norms frozen "
+        "(its width is the file's: --reader-width is not used)",
+    )
     parser.add_argument(
         "--hand-weight", type=float, default=1.0, help="weight of the hand map in the finder's loss"
     )
@@ -199,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fold", type=int, choices=range(FOLDS), help="with --photos fit: the fold left out")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="where torch trains: cpu (the default) or cuda")
     parser.add_argument(
         "--out",
         help="the ONNX file to write (models/dice/dice.onnx; with --photos fit, build/dice-foldK.onnx)",
@@ -254,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_dice: {error}", file=sys.stderr)
         return 2
     synthetic = synthetic_finder_samples(args.synthetic, cocked=args.cocked)
+    if args.framed:
+        synthetic += synthetic_finder_samples(args.framed, cocked=args.cocked, framed=True)
     if args.finder_onnx:
         finder = finder_from_onnx(Path(args.finder_onnx))
     elif args.init or args.part == "reader":
@@ -269,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
 
         def finder_step() -> torch.Tensor:
             chosen = rng.choice(len(samples), 24, replace=False)
-            batch = finder_batch([samples[i] for i in chosen], rng)
+            batch = tuple(t.to(args.device) for t in finder_batch([samples[i] for i in chosen], rng))
             return finder_loss(finder, batch, args.hand_weight, args.hand_pos_weight)
+
+        finder.to(args.device)
 
         train(
             finder,
@@ -280,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             "finder",
             frozen_norms=folded_norms(finder),
         )
+        finder.cpu()  # the spots for the reader are found, and the networks exported, on the CPU
         torch.save(finder.state_dict(), finder_path)
         if args.part == "finder":
             return 0
@@ -300,16 +316,21 @@ def main(argv: list[str] | None = None) -> int:
     weights = torch.tensor(
         (counts.sum() / np.maximum(counts, 1) / len(READ_CLASSES)) ** 0.5, dtype=torch.float32
     )
-    reader = Reader(args.reader_width)
+    reader = (
+        Reader(args.reader_width) if args.reader_onnx is None else reader_from_onnx(Path(args.reader_onnx))
+    )
+    reader.to(args.device)
+    weights = weights.to(args.device)
 
     def reader_step() -> torch.Tensor:
         chosen = rng.choice(len(crops), 64, replace=False)
         batch = reader_batch(
             [crops[i] for i in chosen], rng, args.crop_px, args.slant, args.motion, args.slant_on == "real"
         )
-        return reader_loss(reader, batch, weights)
+        return reader_loss(reader, tuple(t.to(args.device) for t in batch), weights)
 
-    train(reader, args.reader_steps, 3e-3, reader_step, "reader")
+    train(reader, args.reader_steps, args.reader_lr, reader_step, "reader", frozen_norms=folded_norms(reader))
+    reader.cpu()
     torch.save(reader.state_dict(), reader_path)
     reader_path.with_suffix(".json").write_text(
         json.dumps({"crop_px": args.crop_px}) + "\n", encoding="utf-8"
