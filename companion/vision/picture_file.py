@@ -9,6 +9,7 @@ is refused.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -31,34 +32,39 @@ class UnreadablePicture(ValueError):
 
 
 def jpeg_is_whole(data: bytes) -> bool:
-    """Whether JPEG ``data`` reaches its end-of-image marker. Segments are skipped by their
-    lengths (an EXIF thumbnail's own end marker lies inside one), and the coded data after
-    each start-of-scan is read to the next marker; what follows the end (a phone's motion
-    photo appends a video) does not matter."""
+    """Whether JPEG ``data`` reaches its end-of-image marker; what follows the end (a phone's
+    motion photo appends a video) does not matter."""
+    return any(marker == EOI for marker, _ in _markers(data))
+
+
+def _markers(data: bytes) -> Iterator[tuple[int, int]]:
+    """Each marker of JPEG ``data`` after its start-of-image, with where it starts, up to the
+    end-of-image or the end of the data. Segments are skipped by their lengths (an EXIF
+    thumbnail's own end marker lies inside one), and the coded data after each start-of-scan
+    is read to the next marker."""
     position = 2  # after the start-of-image marker
     while position + 1 < len(data):
         if data[position] != 0xFF:
             # stray bytes before a marker: libjpeg skips them with a warning, and so does this
             position = data.find(b"\xff", position)
             if position < 0:
-                return False
+                return
             continue
         marker = data[position + 1]
         if marker == 0xFF:  # fill bytes before a marker
             position += 1
             continue
+        yield marker, position
         if marker == EOI:
-            return True
+            return
         if marker in STANDALONE:
             position += 2
             continue
         if position + 3 >= len(data):
-            return False
-        length = int.from_bytes(data[position + 2 : position + 4], "big")
-        position += 2 + length
+            return
+        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
         if marker == SOS:
             position = _after_scan(data, position)
-    return False
 
 
 def _after_scan(data: bytes, position: int) -> int:
@@ -82,24 +88,15 @@ def stated_size(data: bytes) -> tuple[int, int] | None:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     if data[:2] != bytes((0xFF, SOI)):
         return None
-    position = 2
-    while position + 8 < len(data):
-        if data[position] != 0xFF:
-            position = data.find(b"\xff", position)
-            if position < 0:
-                return None
-            continue
-        marker = data[position + 1]
-        if marker == 0xFF or marker in STANDALONE:
-            position += 1 if marker == 0xFF else 2
-            continue
+    for marker, position in _markers(data):
         if marker in START_OF_FRAME:
+            if position + 9 > len(data):
+                return None
             height = int.from_bytes(data[position + 5 : position + 7], "big")
             width = int.from_bytes(data[position + 7 : position + 9], "big")
             return (width, height) if width and height else None
         if marker in (SOS, EOI):
             return None
-        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
     return None
 
 
