@@ -7,12 +7,14 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.errors import UserError
 from companion.games.starwars import models as starwars_models
 from companion.games.starwars.reader.board_read import read_board
-from companion.games.starwars.reader.box_read import BoxBars, narrow, read_against_box, side_fits
+from companion.games.starwars.reader.box_read import BoxBars, narrow, read_against_box, side_fits, tile_type
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.gallery import GalleryMatch
@@ -101,6 +103,7 @@ def test_real_printed_art_is_read_against_the_box_enrolled_from_one_scan_a_type(
 def test_board_read_says_which_box_it_reads_against(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from companion.games.starwars.reader.box_counts import save_counts
     from tests.test_board_read import table_picture
 
     picture, _ = table_picture()
@@ -113,6 +116,9 @@ def test_board_read_says_which_box_it_reads_against(
     assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state"), "--json"]) == 0
     out = capsys.readouterr()
     assert "read against your box: 1 pictures" in out.err and '"box": true' in out.out
+    save_counts(tmp_path / "state", {tile_type(PLANET): 1})
+    assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state")]) == 0
+    assert "with the counts of 1 tile types" in capsys.readouterr().err
 
 
 def test_a_printed_cell_like_no_picture_is_asked_about_not_dropped() -> None:
@@ -149,3 +155,51 @@ def test_the_simulator_draws_a_printed_box_s_scan_turned_as_the_tile_lies() -> N
     assert drawn[:, -3:].mean() > 200 and drawn[:, :3].mean() < 50
     with pytest.raises(ValueError, match="no type of the printed box lies as"):
         _tile_picture(PLANET, 123_456, 0)
+
+
+def test_the_box_s_counts_take_a_type_read_elsewhere_as_often_as_it_is_held() -> None:
+    bars = BoxBars(not_a_tile=0.6, window=0.15, sure_score=0.7, sure_margin=0.08)
+    matches = {
+        (0, 0): match((PLANET, 0.92), (ROUTE_NS, 0.5)),  # a planet, sure
+        (5, 5): match((PLANET, 0.9), (ASTEROID_W, 0.87)),  # planet or asteroid: too close
+    }
+    unsure = {r.cell: r for r in read_against_box(matches, bars)}
+    assert unsure[(5, 5)].tile is None
+    # the box holds one planet, read at (0, 0): (5, 5) is the asteroid
+    one = {r.cell: r for r in read_against_box(matches, bars, counts={tile_type(PLANET): 1})}
+    assert one[(0, 0)].tile == PLANET and one[(5, 5)].tile == ASTEROID_W
+    assert one[(5, 5)].choices == (ASTEROID_W,)
+    # with two planets in the box nothing is taken
+    two = {r.cell: r for r in read_against_box(matches, bars, counts={tile_type(PLANET): 2})}
+    assert two[(5, 5)].tile is None
+    # a type read sure more often than the box holds it is asked about wherever it is read
+    twice = {(0, 0): match((PLANET, 0.92)), (5, 5): match((PLANET, 0.95))}
+    over = read_against_box(twice, bars, counts={tile_type(PLANET): 1})
+    assert [r.tile for r in over] == [None, None]
+
+
+def test_a_type_is_the_same_whichever_way_it_lies() -> None:
+    assert tile_type(ROUTE_EW) == tile_type(ROUTE_NS)
+    assert tile_type(ROUTE_EW) != tile_type(ASTEROID_W)
+
+
+def test_enrolled_counts_are_kept_and_a_bad_count_or_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from companion.games.starwars.reader.box_counts import load_counts
+
+    pictures, state = tmp_path / "pictures", tmp_path / "state"
+    pictures.mkdir()
+    rng = np.random.default_rng(5)
+    for name, tile, count in (("planet", PLANET, 2), ("route", ROUTE_NS, 3), ("moon", ASTEROID_W, 0)):
+        cv2.imwrite(str(pictures / f"{name}.png"), rng.integers(0, 256, (120, 120, 3), dtype=np.uint8))
+        (pictures / f"{name}.json").write_text(json.dumps({"tile": tile.to_json(), "count": count}), "utf-8")
+    code = main(["enroll", str(pictures), "--state-dir", str(state)])
+    said = capsys.readouterr().err
+    assert code == 1 and "moon.json: count must be a whole number of tiles from 1 to 99, not 0" in said
+    assert load_counts(state) == {tile_type(PLANET): 2, tile_type(ROUTE_EW): 3}
+    (state / "box-counts.json").write_text("{", "utf-8")
+    with pytest.raises(UserError, match=r"box-counts\.json: not the box's counts"):
+        load_counts(state)

@@ -24,13 +24,19 @@ from dataclasses import dataclass
 
 from companion.games.base import Cell
 from companion.games.starwars.reader.board_read import checked_mat
-from companion.games.starwars.reader.box_read import SHIPPED, BoxBars, look_at_cells, read_against_box
+from companion.games.starwars.reader.box_read import (
+    SHIPPED,
+    BoxBars,
+    look_at_cells,
+    read_against_box,
+    tile_type,
+)
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import Gallery, GalleryMatch
 from companion.vision.lattice import find_lattice
 from companion.vision.rectify import Rectifier
-from models.training.real_art import art_missing, deal_board, enrol_box, photograph
+from models.training.real_art import art_missing, deal_board, enrol_box, load_box, photograph
 
 GRID = {
     "not_a_tile": (0.6, 0.65, 0.7),
@@ -97,9 +103,10 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
     return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches, printed)
 
 
-def count(table: Table, bars: BoxBars) -> Counts:
+def count(table: Table, bars: BoxBars, box_counts: dict[Tile, int] | None = None) -> Counts:
     counts = Counts(laid=len(table.laid))
-    readings = {reading.cell: reading for reading in read_against_box(table.matches, bars, table.printed)}
+    read = read_against_box(table.matches, bars, table.printed, box_counts)
+    readings = {reading.cell: reading for reading in read}
     for cell, truth in table.laid.items():
         reading = readings.get(cell)
         if reading is None:
@@ -117,11 +124,19 @@ def count(table: Table, bars: BoxBars) -> Counts:
     return counts
 
 
-def total(tables: list[Table], bars: BoxBars) -> Counts:
+def total(tables: list[Table], bars: BoxBars, box_counts: dict[Tile, int] | None = None) -> Counts:
     counts = Counts()
     for table in tables:
-        counts.add(count(table, bars))
+        counts.add(count(table, bars, box_counts))
     return counts
+
+
+def counts_of_box() -> dict[Tile, int]:
+    """How many tiles of each type the box holds, as a user who knows would enrol them."""
+    held: dict[Tile, int] = {}
+    for kind in load_box():
+        held[tile_type(kind.tile)] = held.get(tile_type(kind.tile), 0) + kind.count
+    return held
 
 
 def main() -> int:
@@ -131,6 +146,9 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=30)
     parser.add_argument("--tiles", type=int, default=40, help="tiles dealt to a table (fewer when none fit)")
     parser.add_argument("--first", type=int, default=0, help="the first table's seed")
+    parser.add_argument(
+        "--counts", action="store_true", help="also read with the box's counts of each type narrowing"
+    )
     args = parser.parse_args()
     problem = art_missing()
     if problem:
@@ -146,6 +164,8 @@ def main() -> int:
         print(f"\rtable {k + 1}/{args.tables} read ({took:.0f} s)", end="", file=sys.stderr)
     print(file=sys.stderr)
     print(f"shipped bars {SHIPPED}: {total(tables, SHIPPED).line()}")
+    if args.counts:
+        print(f"shipped bars, with the box's counts: {total(tables, SHIPPED, counts_of_box()).line()}")
     rows = []
     for values in itertools.product(*GRID.values()):
         bars = BoxBars(**dict(zip(GRID, values, strict=True)))

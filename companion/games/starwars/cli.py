@@ -56,6 +56,7 @@ def add_commands(commands: Any) -> None:
 def _board_read(args: argparse.Namespace) -> int:
     from companion.games.starwars.models import cell_model
     from companion.games.starwars.reader.board_read import board_text, load_image, read_board
+    from companion.games.starwars.reader.box_counts import COUNTS_FILE, load_counts
     from companion.vision.reader import CellModel, ModelMissing
 
     image = load_image(args.image)
@@ -64,7 +65,10 @@ def _board_read(args: argparse.Namespace) -> int:
     except ModelMissing as error:
         raise UserError(str(error)) from None
     box = None if args.no_box else _enrolled_box(args.state_dir)
-    result = {"image": args.image, **read_board(image, model, box)}
+    counts = None if box is None else load_counts(_state_dir(args.state_dir))
+    if counts:
+        print(f"  with the counts of {len(counts)} tile types ({COUNTS_FILE})", file=sys.stderr)
+    result = {"image": args.image, **read_board(image, model, box, counts)}
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
@@ -76,9 +80,8 @@ def _enrolled_box(state_dir: str | None) -> Gallery[Tile] | None:
     """The box enrolled in the state folder, None when none is; says on stderr which is read."""
     from companion.games.starwars.reader.gallery import tile_gallery
     from companion.vision.gallery_files import gallery_folder
-    from companion.web.server import default_state_dir
 
-    folder = gallery_folder(Path(state_dir) if state_dir else default_state_dir())
+    folder = gallery_folder(_state_dir(state_dir))
     if not folder.is_dir() or not any(folder.glob("*.json")):
         print(
             f"no box enrolled in {folder}: read by the cell model alone (companion enroll)", file=sys.stderr
@@ -89,13 +92,19 @@ def _enrolled_box(state_dir: str | None) -> Gallery[Tile] | None:
     return box
 
 
+def _state_dir(given: str | None) -> Path:
+    from companion.web.server import default_state_dir
+
+    return Path(given) if given else default_state_dir()
+
+
 def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.catalog import load_catalog
+    from companion.games.starwars.reader.box_counts import label_counts, save_counts
     from companion.games.starwars.reader.gallery import tile_gallery
     from companion.games.starwars.tiles import parse_tile
     from companion.vision.gallery import ENROLLED, flat_picture
     from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
-    from companion.web.server import default_state_dir
 
     source = Path(args.folder)
     if not source.is_dir():
@@ -109,7 +118,7 @@ def _enroll(args: argparse.Namespace) -> int:
     ]
     if not pictures and not bad:
         raise UserError(f"no NAME.png or NAME.jpg in {source}: take one picture per tile type")
-    target = gallery_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
+    target = gallery_folder(_state_dir(args.state_dir))
     gallery = tile_gallery(None if args.check else target)
     known = {lying for entry in load_catalog().tiles for _, lying in entry.tile.distinct_rotations()}
     new: list[str] = []
@@ -129,10 +138,17 @@ def _enroll(args: argparse.Namespace) -> int:
         kept += 1
         if tile not in known:
             new.append(f"{name} ({tile.describe()})")
+    counts, count_problems = label_counts(source)
+    bad += count_problems
     if args.check:
         print(f"would enroll {kept} of {offered} pictures (--check: nothing kept)", file=sys.stderr)
     else:
         print(f"enrolled {kept} of {offered} pictures: kept in {target}", file=sys.stderr)
+        if counts:
+            kept_in = save_counts(_state_dir(args.state_dir), counts)
+            print(
+                f"  how many tiles of {len(counts)} types the box holds: kept in {kept_in}", file=sys.stderr
+            )
     for reason in gallery.skipped:
         print(f"  already in the gallery but unusable: {reason}", file=sys.stderr)
     for name in new:

@@ -7,6 +7,7 @@ name says so rather than guess.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -38,11 +39,17 @@ def load_image(path: str) -> np.ndarray:
         raise UserError(str(error)) from None
 
 
-def read_board(image: np.ndarray, model: CellModel, box: Gallery[Tile] | None = None) -> dict[str, Any]:
+def read_board(
+    image: np.ndarray,
+    model: CellModel,
+    box: Gallery[Tile] | None = None,
+    counts: Mapping[Tile, int] | None = None,
+) -> dict[str, Any]:
     """The board in ``image`` as JSON-ready data, read against the user's enrolled ``box``
-    when given; UserError saying what is wrong with the picture when it cannot be read (too
-    dark, no mat, the mat too small, blurred, torn)."""
-    return read_located(image, checked_mat(image), model, box)
+    when given (and how many tiles of each type it holds, where the user said); UserError
+    saying what is wrong with the picture when it cannot be read (too dark, no mat, the mat too
+    small, blurred, torn)."""
+    return read_located(image, checked_mat(image), model, box, counts)
 
 
 def checked_mat(image: np.ndarray) -> View:
@@ -66,7 +73,11 @@ def checked_mat(image: np.ndarray) -> View:
 
 
 def read_located(
-    image: np.ndarray, located: View, model: CellModel, box: Gallery[Tile] | None = None
+    image: np.ndarray,
+    located: View,
+    model: CellModel,
+    box: Gallery[Tile] | None = None,
+    counts: Mapping[Tile, int] | None = None,
 ) -> dict[str, Any]:
     """The board in ``image``, whose mat was found at ``located``, whatever its picture's faults.
     With ``box`` (the user's enrolled box) each tile is read against its pictures and the tiles
@@ -88,7 +99,8 @@ def read_located(
     from_box: dict[Cell, BoxReading] = {}
     if box is not None:
         matches, printed = look_at_cells(box, view, lattice, cells)
-        from_box = {reading.cell: reading for reading in read_against_box(matches, printed=printed)}
+        read = read_against_box(matches, printed=printed, counts=counts)
+        from_box = {reading.cell: reading for reading in read}
     labels = model.labels
     for reading in model.read(view, lattice, cells):
         index, confidence = reading.best()

@@ -12,7 +12,7 @@ a tile of the box (felt, a die, a hand).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,6 +96,49 @@ def narrow(candidates: dict[Cell, list[tuple[Tile, float]]]) -> dict[Cell, bool]
     return fits
 
 
+def tile_type(tile: Tile) -> Tile:
+    """The type of a tile whatever way it lies: the same one of its ways for all of them."""
+    return min((lying for _, lying in tile.distinct_rotations()), key=lambda t: repr(t.to_json()))
+
+
+def _sure(left: list[tuple[Tile, float]], bars: BoxBars) -> bool:
+    score = left[0][1]
+    return bars.sure(score, score - left[1][1] if len(left) > 1 else 1.0)
+
+
+def _within_counts(
+    candidates: dict[Cell, list[tuple[Tile, float]]],
+    sure: dict[Cell, bool],
+    fits: dict[Cell, bool],
+    counts: Mapping[Tile, int],
+    bars: BoxBars,
+) -> None:
+    """Narrow ``candidates`` and ``sure`` (in place) by what the box holds: a type read sure as
+    often as the box has it is taken from the candidates of every cell not read sure, which may
+    then be; a type read sure more often than that is asked about wherever it is read."""
+    changed = True
+    while changed:
+        changed = False
+        used: dict[Tile, list[Cell]] = {}
+        for cell, left in candidates.items():
+            if sure[cell]:
+                used.setdefault(tile_type(left[0][0]), []).append(cell)
+        for kind, cells in used.items():
+            if len(cells) > counts.get(kind, len(cells)):
+                for cell in cells:
+                    sure[cell] = False
+                changed = True
+        gone = {kind for kind, cells in used.items() if len(cells) >= counts.get(kind, len(cells) + 1)}
+        for cell, left in candidates.items():
+            if sure[cell] or not fits[cell]:
+                continue
+            kept = [(tile, score) for tile, score in left if tile_type(tile) not in gone]
+            if kept and len(kept) < len(left):
+                candidates[cell] = kept
+                sure[cell] = _sure(kept, bars)
+                changed = changed or sure[cell]
+
+
 def _neighbours(cell: Cell, cells: dict[Cell, list[tuple[Tile, float]]]) -> list[tuple[int, Cell]]:
     x, y = cell
     return [(side, (x + dx, y + dy)) for side, (dx, dy) in enumerate(OFFSETS) if (x + dx, y + dy) in cells]
@@ -105,26 +148,32 @@ def read_against_box(
     matches: dict[Cell, GalleryMatch[Tile] | None],
     bars: BoxBars = SHIPPED,
     printed: Collection[Cell] = (),
+    counts: Mapping[Tile, int] | None = None,
 ) -> list[BoxReading]:
     """The readings of the cells whose windows the gallery matched. A cell no picture is like
     holds no tile of the box and is left out, unless it is among ``printed`` (cells where
     something printed lies, not felt): that is a tile the box's pictures do not show well, read
-    as not sure, ``in_box`` False, with the likeliest ways to offer."""
+    as not sure, ``in_box`` False, with the likeliest ways to offer. ``counts``: how many tiles
+    of each type the box holds (by ``tile_type``), where the user has said: a type whose
+    copies are all read elsewhere is no longer a candidate, and more sure readings of a type
+    than the box holds are all asked about."""
     candidates = {
         cell: candidates_of(match, bars.window)
         for cell, match in matches.items()
         if match is not None and match.ranked and match.ranked[0][1] >= bars.not_a_tile
     }
     fits = narrow(candidates)
+    sure = {cell: fits[cell] and _sure(left, bars) for cell, left in candidates.items()}
+    if counts is not None:
+        _within_counts(candidates, sure, fits, counts, bars)
     readings = []
     for cell, left in candidates.items():
         score = left[0][1]
         margin = score - left[1][1] if len(left) > 1 else 1.0
-        sure = fits[cell] and bars.sure(score, margin)
         readings.append(
             BoxReading(
                 cell,
-                left[0][0] if sure else None,
+                left[0][0] if sure[cell] else None,
                 score,
                 margin,
                 tuple(tile for tile, _ in left),
