@@ -203,3 +203,34 @@ def test_enrolled_counts_are_kept_and_a_bad_count_or_file_is_named(
     (state / "box-counts.json").write_text("{", "utf-8")
     with pytest.raises(UserError, match=r"box-counts\.json: not the box's counts"):
         load_counts(state)
+
+
+def test_the_tracker_no_longer_reads_a_type_whose_every_tile_lies_on_the_board() -> None:
+    from companion.games.base import Player, Setup
+    from companion.games.starwars.catalog import load_catalog
+    from companion.games.starwars.reader.learning import TileLearning
+    from companion.games.starwars.sim.render import tile_picture
+    from companion.table.links import EngineLink
+    from companion.vision.gallery import ENROLLED
+    from tests.test_gallery import window_of
+
+    link = EngineLink(Setup("starwars", "standard", (Player("Ana", "red"), Player("Ben", "black"))))
+    start = load_catalog().start.tile
+    link.add({"event": "tile", "player": None, "at": [0, 0], "tile": start.to_json()})
+    first = next(cell for cell, _, lying in link.game.legal_placements(PLANET) if lying == PLANET)
+    link.add({"event": "tile", "player": "Ana", "at": list(first), "tile": PLANET.to_json()})
+    gallery = tile_gallery()
+    picture = tile_picture(PLANET, 10_001, 96)
+    gallery.add(picture, PLANET, f"{ENROLLED}-planet")
+    gallery.add(tile_picture(ROUTE_EW, 10_001, 96), ROUTE_EW, f"{ENROLLED}-route")
+    learning = TileLearning(gallery, start)
+    second = next(cell for cell, _, lying in link.game.legal_placements(PLANET) if lying == PLANET)
+    window = window_of(picture, seed=2)
+    seen = learning.read(link.game, second, window)
+    assert seen is not None and seen.tile == PLANET  # no counts: a second planet is read
+    learning.counts = {tile_type(PLANET): 1}
+    seen = learning.read(link.game, second, window)
+    assert seen is None or seen.tile != PLANET  # the box's one planet already lies on the board
+    learning.counts = {tile_type(PLANET): 2}
+    seen = learning.read(link.game, second, window)
+    assert seen is not None and seen.tile == PLANET

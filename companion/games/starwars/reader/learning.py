@@ -8,6 +8,7 @@ game under way. A new game forgets both; the gallery stays.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -17,6 +18,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.reader.art_trust import ArtTrust
 from companion.games.starwars.reader.box_read import SHIPPED as BOX_BARS
+from companion.games.starwars.reader.box_read import tile_type
 from companion.games.starwars.tiles import Tile
 from companion.vision.gallery import Gallery, GalleryMatch, same_sight
 from companion.vision.lattice import looks_printed
@@ -52,6 +54,9 @@ class TileLearning:
         # on the cell model's): what an evaluation weighs its bars by (models/training/gallery_bars.py)
         self.reads: dict[Cell, GalleryMatch[Tile]] = {}
         self.problem: str | None = None  # why a picture could not be kept, if one could not
+        # how many tiles of each type the box holds, where the user said (box_counts.py): a type
+        # all of whose tiles lie on the board is no longer read for a new tile
+        self.counts: Mapping[Tile, int] | None = None
 
     def keep(
         self, cell: Cell, window: np.ndarray | None, recorded: Tile | None, guessed: Tile | None
@@ -117,9 +122,10 @@ class TileLearning:
             def allowed(tile: Tile) -> bool:
                 return tile in self.start_ways
         else:
+            used_up = self._used_up(engine)
 
             def allowed(tile: Tile) -> bool:
-                return engine.board.fit_error(cell, tile) is None
+                return engine.board.fit_error(cell, tile) is None and tile_type(tile) not in used_up
 
         # every way of the box the rules allow competes. An enrolled box is the catalog: its
         # pictures are its types, so it is whole. Before one is, the demo's catalog is the box,
@@ -131,6 +137,16 @@ class TileLearning:
         if match is not None and not second_opinion:
             self.reads[cell] = match
         return match
+
+    def _used_up(self, engine: StarWarsGame) -> set[Tile]:
+        """The types of the box (``counts``) every tile of which already lies on the board."""
+        if not self.counts:
+            return set()
+        laid: dict[Tile, int] = {}
+        for tile in engine.board.tiles.values():
+            kind = tile_type(tile)
+            laid[kind] = laid.get(kind, 0) + 1
+        return {kind for kind, count in self.counts.items() if laid.get(kind, 0) >= count}
 
     def sure(self, match: GalleryMatch[Tile]) -> bool:
         """Whether a gallery reading may be recorded: by the gallery's own bars, or, against an

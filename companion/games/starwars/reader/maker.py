@@ -16,11 +16,13 @@ from companion.errors import UserError
 from companion.games.base import ScoreChange
 from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.models import cell_model, likeness, meeple_model
+from companion.games.starwars.reader.box_counts import load_counts
 from companion.games.starwars.reader.dice import BattleTrays
 from companion.games.starwars.reader.enrolment import Enrolment, EnrolmentCamera
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.reader.loop import CameraLoop
 from companion.games.starwars.reader.tracker import ENTER_TILE_PROMPTS, DiceSource, Prompt, Tracker
+from companion.games.starwars.tiles import Tile
 from companion.games.starwars.web import ENROLMENT
 from companion.live.evidence import Picture
 from companion.live.table import Table
@@ -99,6 +101,7 @@ class StarWarsReaderMaker:
         self.cells: CellModel | None = None
         self.meeples: MeepleModel | None = None
         self.gallery = tile_gallery()
+        self.box_counts: dict[Tile, int] | None = None
         self.enrolment: Enrolment | None = None
         self.dice: DiceSource | None = None
         self.fps = 5.0
@@ -123,13 +126,15 @@ class StarWarsReaderMaker:
         if kit.state_dir is not None:
             # one gallery: a tile taught on /enrol is read by the next game's tracker
             self.gallery = tile_gallery(gallery_folder(kit.state_dir))
+            # how many of each type the box holds (UserError naming the file if it is bad)
+            self.box_counts = load_counts(kit.state_dir)
         self.enrolment = Enrolment(self.gallery)
         if kit.trays is not None:
             self.dice = BattleTrays(kit.trays)
 
     def reader(self, link: GameLink) -> StarWarsReader:
         cells, meeples = self._load()
-        tracker = Tracker(link, cells.labels, self.dice, gallery=self.gallery)
+        tracker = Tracker(link, cells.labels, self.dice, gallery=self.gallery, box_counts=self.box_counts)
 
         def laid() -> set[tuple[int, int]]:
             engine = link.engine()

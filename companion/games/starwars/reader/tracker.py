@@ -8,7 +8,7 @@ allowed, or not alone becomes a prompt and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -92,9 +92,11 @@ class Tracker(MeepleEvents):
         on_change: Callable[[], None] | None = None,
         gallery: Gallery[Tile] | None = None,
         start_tile: Tile | None = None,
+        box_counts: Mapping[Tile, int] | None = None,
     ) -> None:
         """``start_tile``: the box's start tile, as its scan is upright (the shipped catalog's
-        by default)."""
+        by default). ``box_counts``: how many tiles of each type the enrolled box holds, where
+        the user said."""
         self.link = StarWarsLink(link)
         self.labels = labels
         # the user's own tiles, from enrolment and from every tile a person entered or fixed
@@ -102,6 +104,7 @@ class Tracker(MeepleEvents):
             gallery if gallery is not None else tile_gallery(),
             start_tile if start_tile is not None else load_catalog().start.tile,
         )
+        self.learning.counts = box_counts
         # each tile class as a tile, once
         self._lyings = [parse_tile(c) if isinstance(c, dict) else None for c in labels.classes]
         self.dice = dice
