@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -283,15 +284,14 @@ def wooden_tray(seed: int) -> RenderedTray:
     rng = np.random.default_rng([seed, 12])
     dice, colours = int(rng.integers(1, 13)), ("blue", "red", "green", "black", "yellow", "orange")
     side = rng.uniform(0.03, 0.08) * 480
+    return flat_in_wood(seed, dice, colours, die_px=(side * 0.95, side * 1.05))
+
+
+def flat_in_wood(seed: int, dice: int, colours: tuple[str, ...], **more: Any) -> RenderedTray:
+    """Flat dice of ``colours`` in a framed wooden tray, seen from straight above in a hard light;
+    ``more``: render_tray's other settings (sizes, a hand, blur)."""
     return render_tray(
-        seed,
-        dice=dice,
-        colours=colours,
-        cocked=0.0,
-        tray="wood",
-        top_down=True,
-        hard=True,
-        die_px=(side * 0.95, side * 1.05),
+        seed, dice=dice, colours=colours, cocked=0.0, tray="wood", top_down=True, hard=True, **more
     )
 
 

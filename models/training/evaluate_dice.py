@@ -51,6 +51,7 @@ from models.training.dice_data import (
     FOLDS,
     SYNTHETIC_SEEDS,
     evaluation_tray,
+    flat_in_wood,
     iou,
     photos,
     wooden_tray,
@@ -343,18 +344,7 @@ def bad_input(reader: DiceReader, split: str, count: int) -> list[str]:
 
 def _wooden(seed: int, dice: int, hand: bool = False, blur: float | None = None) -> np.ndarray:
     """A wooden tray from above in hard light, of coloured dice lying flat."""
-    colours = ("blue", "red", "green", "black")
-    return render_tray(
-        seed,
-        dice=dice,
-        colours=colours,
-        cocked=0.0,
-        tray="wood",
-        top_down=True,
-        hard=True,
-        hand=hand,
-        blur=blur,
-    ).image
+    return flat_in_wood(seed, dice, ("blue", "red", "green", "black"), hand=hand, blur=blur).image
 
 
 def main(argv: list[str] | None = None) -> int:
