@@ -26,6 +26,7 @@ from typing import Protocol
 
 from companion.cameras.base import Frame
 from companion.live.table import Table
+from companion.service.memory import give_back_free_memory
 from companion.table.links import TableLink
 from companion.table.reader import IdleReader, TableReader
 from companion.table.trays import DiceTrays
@@ -122,6 +123,7 @@ class TableRunner:
         """One turn of the loop (see the module's docstring)."""
         if self._game_id() != self.pipeline.game_id:
             self.pipeline = Pipeline(self._game_id(), self.build(self.link))
+            give_back_free_memory()  # the last game's reader is gone: see companion/service/memory.py
             self.table.set_evidence(self.pipeline.reader)
         reader = self.pipeline.reader
         frame = self.feed.next()
