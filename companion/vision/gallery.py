@@ -327,6 +327,7 @@ class Gallery(Generic[L]):
         self._tiles: list[L] = []  # as each template lies
         self._names: list[str] = []  # each template's picture
         self.skipped: list[str] = []
+        self.version = 0  # counts every change of the pictures kept: what was matched before is stale
         # the table's loop matches while the phone's enrolment page adds and forgets pictures
         self._lock = threading.RLock()
         if folder is not None and folder.is_dir():
@@ -404,6 +405,7 @@ class Gallery(Generic[L]):
             self._colours = [self._colours[k] for k in keep]
             self._tiles = [self._tiles[k] for k in keep]
             self._names = [self._names[k] for k in keep]
+            self.version += 1
         if self.folder is not None:
             for suffix in (*PICTURE_SUFFIXES, ".json", CACHE_SUFFIX):
                 (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
@@ -470,6 +472,7 @@ class Gallery(Generic[L]):
                     self._tiles.append(picture.tile.rotated(quarter_turns))
                     self._names.append(picture.name)
             self._stacked = None
+            self.version += 1
 
     def match(
         self,

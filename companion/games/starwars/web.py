@@ -1,9 +1,10 @@
 """Star Wars' own pages: enrolment on the phone, the camera's picture of each tile on the mat,
 described by tapping.
 
-``/enrol`` is the page; ``/api/enrol`` its state, each tile's picture and what a person says of
-it. Describing a tile changes the gallery, so it needs the CSRF token and the table PIN, as
-every change does. The enrolment itself is the running table's (the reader maker's), found
+``/enrol`` is the page; ``/api/enrol`` its state, each tile's picture, what the form is filled
+in with for it (and the picture of the type it may be a copy of), and what a person says of it.
+Describing a tile changes the gallery, so it needs the CSRF token and the table PIN, as every
+change does. The enrolment itself is the running table's (the reader maker's), found
 among the web layer's attachments.
 """
 
@@ -66,6 +67,37 @@ def tile_picture(x: int, y: int) -> Response:
     return response
 
 
+@enrol.get("/api/enrol/tiles/<int(signed=True):x>/<int(signed=True):y>")
+def tile_proposal(x: int, y: int) -> Response:
+    """``{"at": [x, y], "proposal": {"tile", "copy", "likeness"} or null}``: what the form for
+    the tile at that place starts from (null while no picture is kept)."""
+    enrolment = _enrolment()
+    if enrolment is None:
+        return problem(404, NO_CAMERA)
+    try:
+        proposal = enrolment.propose((x, y))
+    except UserError as error:
+        return problem(404, str(error))
+    return jsonify({"at": [x, y], "proposal": proposal.to_json() if proposal is not None else None})
+
+
+@enrol.get("/api/enrol/tiles/<int(signed=True):x>/<int(signed=True):y>/like.jpg")
+def proposed_picture(x: int, y: int) -> Response:
+    """The picture saved of the type proposed for that tile, turned as it is proposed to lie."""
+    enrolment = _enrolment()
+    if enrolment is None:
+        return problem(404, NO_CAMERA)
+    try:
+        picture = enrolment.example((x, y))
+    except UserError as error:
+        return problem(404, str(error))
+    if picture is None:
+        return problem(404, f"no picture of the type proposed for the tile at {x}, {y} was saved here")
+    response = Response(picture, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def _cell(raw: object) -> Cell:
     if (
         not isinstance(raw, list)
@@ -80,11 +112,24 @@ def _cell(raw: object) -> Cell:
 @guarded
 def describe() -> Response:
     """``{"at": [x, y], "tile": inline tile as it lies in the picture}`` learns that tile;
-    ``{"at": [x, y], "forget": true}`` takes back what was said of it."""
+    ``{"at": [x, y], "forget": true}`` takes back what was said of it; ``{"whole_box": true}``
+    keeps how many tiles of each type were saved as the box's counts."""
     enrolment = _enrolment()
     if enrolment is None:
         return problem(404, NO_CAMERA)
     request = object_body()
+    if "whole_box" in request:
+        check_object(request, "the whole box", required=("whole_box",), optional=())
+        if request["whole_box"] is not True:
+            raise FormatError('"whole_box" is true: the tiles saved are the whole box')
+        try:
+            kept = enrolment.keep_counts()
+        except UserError as error:
+            return problem(409, str(error))
+        except OSError as error:
+            return problem(500, f"the box's counts could not be kept: {error.strerror or error}")
+        counts = {"types": len(kept), "tiles": sum(kept.values())}
+        return jsonify({"counts_kept": counts, **enrolment.state()})
     check_object(request, "an enrolment", required=("at",), optional=("tile", "forget"))
     cell = _cell(request.get("at"))
     if "forget" in request and (request["forget"] is not True or "tile" in request):
@@ -100,4 +145,4 @@ def describe() -> Response:
         return problem(409, str(error))
     except OSError as error:
         return problem(500, f"the picture could not be kept: {error.strerror or error}")
-    return jsonify({"at": list(cell), "enrolled": name, **enrolment.state()})
+    return jsonify({"at": list(cell), "enrolled": name, "copy": name is None, **enrolment.state()})

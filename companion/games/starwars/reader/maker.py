@@ -128,9 +128,13 @@ class StarWarsReaderMaker:
             self.gallery = tile_gallery(gallery_folder(kit.state_dir))
             # how many of each type the box holds (UserError naming the file if it is bad)
             self.box_counts = load_counts(kit.state_dir)
-        self.enrolment = Enrolment(self.gallery)
+        self.enrolment = Enrolment(self.gallery, state_dir=kit.state_dir, on_counts=self._box_counted)
         if kit.trays is not None:
             self.dice = BattleTrays(kit.trays)
+
+    def _box_counted(self, counts: dict[Tile, int]) -> None:
+        """The enrolment page kept the box's counts: the next game's tracker reads by them."""
+        self.box_counts = counts
 
     def reader(self, link: GameLink) -> StarWarsReader:
         cells, meeples = self._load()
@@ -150,12 +154,12 @@ class StarWarsReaderMaker:
         return {ENROLMENT: self.enrolment} if self.enrolment is not None else {}
 
     def box_frames(self, style: int) -> Iterator[np.ndarray] | None:
-        from companion.games.starwars.sim.enrol_table import EnrolTable
+        from companion.games.starwars.sim.enrol_table import DEMO_COPIES, EnrolTable
 
         enrolment = self.enrolment
         if enrolment is None:
             return None
-        table = EnrolTable(style)
+        table = EnrolTable(style, copies=DEMO_COPIES)
 
         def frames() -> Iterator[np.ndarray]:
             while not enrolment.views:
