@@ -16,10 +16,15 @@ from companion.games.starwars.tiles import Tile
 from companion.vision.mat import STANDARD_MAT
 
 ROW = 7  # tiles a row; the catalog's 35 types make 5 rows, well inside the board
+DEMO_COPIES = 7  # the demo's box adds a row of second copies: the page proposes them as copies
 
 
 class EnrolTable:
-    def __init__(self, style: int = BOX_STYLES.start, camera_seed: int = 700_000, seed: int = 0) -> None:
+    def __init__(
+        self, style: int = BOX_STYLES.start, camera_seed: int = 700_000, seed: int = 0, copies: int = 0
+    ) -> None:
+        """One tile of each catalog type in rows, and a second copy of the first ``copies`` types
+        (the same print) in the rows after them, each turned its own way."""
         rng = random.Random(f"enrol-{seed}")
         board = STANDARD_MAT.board
         self.scene = Scene((board.centre[0] + rng.uniform(-4, 4), board.centre[1] + rng.uniform(-4, 4)))
@@ -27,12 +32,14 @@ class EnrolTable:
         self.truth: dict[Cell, Tile] = {}  # each tile as it lies
         types = load_catalog().tiles
         first = -(ROW // 2), -(len(types) // ROW // 2)
-        for k, entry in enumerate(types):
+        prints = [rng.randrange(6) for _ in types]  # a type's copies share one print
+        laid = [*range(len(types)), *range(min(copies, len(types)))]
+        for k, kind in enumerate(laid):
             cell = (first[0] + k % ROW, first[1] + k // ROW)
-            lying = entry.tile.rotated(rng.randrange(4))  # laid whichever way it came out of the box
+            lying = types[kind].tile.rotated(rng.randrange(4))  # laid whichever way it came out of the box
             self.truth[cell] = lying
             self.scene.tiles[cell] = PlacedTile(
-                lying, style, rng.randrange(6), (rng.uniform(-2, 2), rng.uniform(-2, 2)), rng.uniform(-3, 3)
+                lying, style, prints[kind], (rng.uniform(-2, 2), rng.uniform(-2, 2)), rng.uniform(-3, 3)
             )
         self._frame_seed = seed * 100_000
 

@@ -47,7 +47,31 @@ const TileEntry = (() => {
     form.querySelector(".tile-preview").textContent = described(tile(form));
   }
 
-  // Wires the form; returns what the form says and a way back to a blank tile.
+  function check(form, name, value) {
+    const radio = form.querySelector(`input[name="${name}"][value="${value}"]`);
+    if (radio) radio.checked = true;
+  }
+
+  // The form set to ``value`` (records.md's inline tile, as it lies): the reverse of tile().
+  function fill(form, value) {
+    const routes = value.features.filter((f) => f.kind === "route");
+    const fields = value.features.filter((f) => f.kind === "asteroid");
+    for (const side of ORDER) check(form, `side-${side}`, "space");
+    for (const feature of [...routes, ...fields]) {
+      for (const side of feature.edges) check(form, `side-${side}`, feature.kind);
+    }
+    form["routes-join"].checked = routes.length <= 1;
+    form["fields-join"].checked = fields.length <= 1;
+    const planet = value.features.find((f) => f.kind === "planet");
+    check(form, "planet", planet ? (planet.symbols || [""])[0] : "none");
+    for (const [name, features] of [["route-symbol", routes], ["field-symbol", fields]]) {
+      const marked = features.find((f) => f.symbols && f.symbols.length);
+      check(form, name, marked ? marked.symbols[0] : "");
+    }
+    refresh(form);
+  }
+
+  // Wires the form; returns what the form says, a way back to a blank tile and a way to fill it in.
   function attach(form) {
     form.addEventListener("change", () => refresh(form));
     const reset = () => {
@@ -56,7 +80,7 @@ const TileEntry = (() => {
       refresh(form);
     };
     refresh(form);
-    return { tile: () => tile(form), reset };
+    return { tile: () => tile(form), reset, fill: (value) => fill(form, value) };
   }
 
   return { attach, described };
