@@ -41,7 +41,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.sim.dice_tray import render_tray
+from companion.sim.dice_tray import RenderedTray, render_tray
 from companion.sim.tray_parts import photographed_mat
 from companion.vision.dice import DiceReader
 from companion.vision.dice_model import DEFAULT_MODEL, DiceModel
@@ -309,42 +309,54 @@ def wooden(reader: DiceReader, split: str, count: int) -> Tally:
 
 
 def bad_input(reader: DiceReader, split: str, count: int) -> list[str]:
-    """How often each kind of bad tray gets its status (and how often a value is given anyway)."""
+    """How often each kind of bad tray gets its status, and how often values are given anyway
+    (and of those, how many are the dice that lie there: a hand beside the dice hides none).
+    Each tray is read without a count and, where the tray holds dice, with its own count, as
+    the trays' flow reads it."""
     first = SYNTHETIC_SEEDS[split].start + 50_000
-    cases: list[tuple[str, str, Callable[[int], np.ndarray], int | None]] = [
-        ("no-dice", "", lambda seed: render_tray(seed, dice=0).image, None),
-        ("too-many-dice", "", lambda seed: render_tray(seed, dice=5).image, 3),
-        ("die-on-edge", "", lambda seed: render_tray(seed, dice=2, cut=True, cocked=0.0).image, None),
-        ("hand", "", lambda seed: render_tray(seed, dice=3, hand=True).image, None),
-        ("blurred", "", lambda seed: render_tray(seed, dice=3, blur=4.0).image, None),
+    cases: list[tuple[str, str, Callable[[int], RenderedTray | np.ndarray], int | None]] = [
+        ("no-dice", "", lambda seed: render_tray(seed, dice=0), None),
+        ("too-many-dice", "", lambda seed: render_tray(seed, dice=5), 3),
+        ("die-on-edge", "", lambda seed: render_tray(seed, dice=2, cut=True, cocked=0.0), 2),
+        ("hand", "", lambda seed: render_tray(seed, dice=3, hand=True), 3),
+        ("blurred", "", lambda seed: render_tray(seed, dice=3, blur=4.0), 3),
         ("no-dice", "the blank mat", photographed_mat, None),
         ("no-dice", "an empty wooden tray", lambda seed: _wooden(seed, 0), None),
         ("too-few-dice", "5 dice, 10 expected", lambda seed: _wooden(seed, 5), 10),
-        ("hand", "over a wooden tray", lambda seed: _wooden(seed, 4, hand=True), None),
-        ("blurred", "a wooden tray", lambda seed: _wooden(seed, 4, blur=4.0), None),
+        ("hand", "over a wooden tray", lambda seed: _wooden(seed, 4, hand=True), 4),
+        ("blurred", "a wooden tray", lambda seed: _wooden(seed, 4, blur=4.0), 4),
     ]
     lines = []
-    for k, (status, what, picture, expected) in enumerate(cases):
-        got: collections.Counter[str] = collections.Counter()
-        valued = 0
-        for seed in range(first + k * 1000, first + k * 1000 + count):
-            reading = reader.read(picture(seed), expected=expected)
-            got[reading.status] += 1
-            valued += reading.values is not None
-        share = got[status] / count
-        others = ", ".join(f"{name} {n}" for name, n in got.most_common() if name != status)
+    for k, (status, what, make, expected) in enumerate(cases):
         name = f"{status} ({what})" if what else status
-        lines.append(
-            f"  {name}: {got[status]} of {count} ({share:.0%})"
-            + (f"; else {others}" if others else "")
-            + f"; values given {valued}"
-        )
+        # a count is the point of these two; the others are read as `dice read` and as the trays do
+        counts = (expected,) if status in ("too-few-dice", "too-many-dice") else (None, expected)
+        for count_given in dict.fromkeys(counts):
+            got: collections.Counter[str] = collections.Counter()
+            valued = right = 0
+            for seed in range(first + k * 1000, first + k * 1000 + count):
+                made = make(seed)
+                image = made if isinstance(made, np.ndarray) else made.image
+                reading = reader.read(image, expected=count_given)
+                got[reading.status] += 1
+                if reading.values is not None:
+                    valued += 1
+                    truth = [] if isinstance(made, np.ndarray) else [d.value for d in made.dice]
+                    right += sorted(reading.values) == sorted(v for v in truth if v is not None)
+            share = got[status] / count
+            others = ", ".join(f"{name} {n}" for name, n in got.most_common() if name != status)
+            given = "no count given" if count_given is None else f"{count_given} expected"
+            lines.append(
+                f"  {name}, {given}: {got[status]} of {count} ({share:.0%})"
+                + (f"; else {others}" if others else "")
+                + f"; values given {valued} ({right} the dice there)"
+            )
     return lines
 
 
-def _wooden(seed: int, dice: int, hand: bool = False, blur: float | None = None) -> np.ndarray:
+def _wooden(seed: int, dice: int, hand: bool = False, blur: float | None = None) -> RenderedTray:
     """A wooden tray from above in hard light, of coloured dice lying flat."""
-    return flat_in_wood(seed, dice, ("blue", "red", "green", "black"), hand=hand, blur=blur).image
+    return flat_in_wood(seed, dice, ("blue", "red", "green", "black"), hand=hand, blur=blur)
 
 
 def main(argv: list[str] | None = None) -> int:
