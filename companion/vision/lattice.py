@@ -23,6 +23,15 @@ TILE_FRACTION = 0.5  # a cell more than half covered holds a tile
 # (median over a cell), on felt by 1.3, under the simulated camera (models/training/real_art.py)
 FELT_TEXTURE = 6.0
 TEXTURE_WINDOW = 7
+# Light falls unevenly on a mat: the felt's colour drifts across it (on the simulated tables of
+# models/training/enrol_proposals.py, by up to 47 Lab from one side to the other, and bare felt
+# was then taken for tiles). The felt is modelled as a colour that changes smoothly over the mat,
+# a quadratic in x and y for each Lab channel, fitted to the untextured pixels near the felt's
+# colour, those far from the fit left out in turn: a tile or a marker is too small and too far
+# off to bend it.
+FELT_SAMPLE_PX = 8  # the fit reads every so many pixels each way
+FELT_NEAR = 2.0  # a pixel is fitted on if this many FELT_DISTANCEs near the felt's median at most
+FELT_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,42 @@ def felt_colour(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     return colour
 
 
+def _quadratic_terms(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """1, x, y, x², xy, y² of positions scaled to about -1 to 1 (N, 6)."""
+    return np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], axis=-1)
+
+
+def felt_surface(
+    view: np.ndarray, lab: np.ndarray, spread: np.ndarray, mat: MatSpec = STANDARD_MAT
+) -> np.ndarray:
+    """The felt's colour at every pixel (Lab, float32, view-sized), as light falls on the mat:
+    see FELT_SAMPLE_PX. ``lab``: the view in Lab (float32); ``spread``: its ``texture``."""
+    height, width = lab.shape[:2]
+    step = FELT_SAMPLE_PX
+    ys, xs = np.mgrid[step // 2 : height : step, step // 2 : width : step]
+    sx, sy = 2.0 / width, 2.0 / height
+    samples = lab[ys, xs].reshape(-1, 3)
+    terms = _quadratic_terms((xs.ravel() * sx - 1.0), (ys.ravel() * sy - 1.0))
+    median = felt_colour(view, mat)
+    fitted = np.broadcast_to(median, samples.shape)
+    plain = spread[ys, xs].ravel() <= FELT_TEXTURE
+    bound = FELT_NEAR * FELT_DISTANCE
+    coefficients = None
+    for _ in range(FELT_ROUNDS):
+        near = plain & (np.linalg.norm(samples - fitted, axis=1) < bound)
+        if near.sum() < 4 * terms.shape[1]:
+            break
+        coefficients = np.linalg.lstsq(terms[near], samples[near], rcond=None)[0]  # (6, 3)
+        fitted = terms @ coefficients
+        bound = FELT_DISTANCE / 2  # after the first fit, only pixels that follow it
+    if coefficients is None:
+        return np.broadcast_to(median, lab.shape).astype(np.float32)
+    # smooth enough to be worked out on the sample grid and stretched to the view
+    grid = (terms @ coefficients).reshape(*xs.shape, 3).astype(np.float32)
+    surface: np.ndarray = cv2.resize(grid, (width, height), interpolation=cv2.INTER_LINEAR)
+    return surface
+
+
 def texture(view: np.ndarray) -> np.ndarray:
     """How much the grey level varies around each pixel (its standard deviation over
     TEXTURE_WINDOW pixels, after a light blur takes off the sensor's noise), float32."""
@@ -101,8 +146,9 @@ def tile_mask(view: np.ndarray, mat: MatSpec = STANDARD_MAT) -> np.ndarray:
     """1.0 where something other than felt lies, 0.0 on bare felt (float32, view-sized): a
     colour far from the felt's, or a printed texture on a colour near it."""
     lab = cv2.cvtColor(cv2.GaussianBlur(view, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    distance = np.linalg.norm(lab - felt_colour(view, mat), axis=2)
-    mask = ((distance > FELT_DISTANCE) | (texture(view) > FELT_TEXTURE)).astype(np.uint8)
+    spread = texture(view)
+    distance = np.linalg.norm(lab - felt_surface(view, lab, spread, mat), axis=2)
+    mask = ((distance > FELT_DISTANCE) | (spread > FELT_TEXTURE)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     return mask.astype(np.float32)
 

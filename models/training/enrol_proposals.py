@@ -86,6 +86,7 @@ class Tally:
     copies_wrong: int = 0  # ... proposed as a copy of anything else
     firsts_as_copy: int = 0  # first tiles of a type proposed as a copy of another
     not_shown: int = 0  # tiles the page did not show
+    felt_shown: int = 0  # places the page showed as a tile where none lay
     taps_with: int = 0
     taps_without: int = 0
     first_taps_with: list[int] = field(default_factory=list)
@@ -126,6 +127,7 @@ def enrol_box(seed: int, types: int, tally: Tally) -> None:
         shown = _shown_at(enrolment, scene, truth)
         tally.tiles += len(truth)
         tally.not_shown += len(truth) - len(shown)
+        tally.felt_shown += len(enrolment.laid) - len(shown)
         for cell in sorted(shown, key=lambda c: (c[1], c[0])):
             tile, at = truth[shown[cell]], cell
             proposal = enrolment.propose(at)
@@ -180,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         ((t / args.boxes + count_tap) * TAP_S + per_box * (LOOK_S + LAY_S)) / 60
         for t in (tally.taps_with, tally.taps_without)
     ]
-    print(f"boxes {args.boxes}, {per_box:.0f} tiles each; tiles the page did not show: {tally.not_shown}")
+    print(
+        f"boxes {args.boxes}, {per_box:.0f} tiles each; tiles the page did not show: {tally.not_shown}; "
+        f"bare felt shown as a tile: {tally.felt_shown}"
+    )
     print(
         f"copies of a type already saved: {tally.copies}; proposed as the right copy "
         f"{tally.copies_proposed} ({100 * tally.copies_proposed / max(tally.copies, 1):.1f} %), "
