@@ -13,11 +13,12 @@ the next run with the same ``--state`` goes on where this one stopped: the servi
 the same store, the interrupted game is resumed from its journal, and the next game has the next
 seed.
 
-Every ``--every`` seconds the service's resident memory (VmRSS), threads and open files are
-read from /proc (``samples.csv`` in the state folder). For each game: its lowest and highest
-memory. At the end: the memory trend per 10 games after the warm-up (``--warm-up`` games of each
-run), each game's lowest against the lowest of the first tenth of games, and the threads and open
-files with no phone connected against where they were after the warm-up. ``summary.json`` in the
+Every ``--every`` seconds the service's resident memory (VmRSS, and its anonymous part
+RssAnon), threads and open files are read from /proc (``samples.csv`` in the state folder). For
+each game: its lowest and highest memory, and its lowest anonymous memory. At the end: the
+memory trend per 10 games after the warm-up (``--warm-up`` games of each run), each game's
+lowest against the lowest of the first tenth of games, and the threads and open files with no
+phone connected against where they were after the warm-up. ``summary.json`` in the
 state folder holds them. It passes when the trend is under ``--trend`` MiB per 10 games, no
 game's lowest is more than ``--floor-rise`` MiB above the first tenth's, and threads and open
 files are back where they were.
@@ -59,6 +60,9 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+COLUMNS = ["run", "minute", "game", "game_id", "rss_mib", "threads", "open_files", "watching", "anon_mib"]
 
 
 def proc_status(pid: int) -> dict[str, str]:
@@ -143,6 +147,9 @@ class Game:
     samples: int
     complete: bool = False  # seen to its end (the next game's start)
     store_mib: float = 0.0  # the state dir on disk (games, pictures, database) as it ended
+    # the lowest of its anonymous memory (RssAnon: heaps, arenas, numpy's and the models' blocks);
+    # the rest of VmRSS is file pages (libraries, models) the kernel can take back. 0: not sampled
+    lowest_anon_mib: float = 0.0
 
 
 @dataclass
@@ -276,6 +283,8 @@ def main() -> int:
     games_this_run = 0
     idle: dict[str, Any] = {"run": run}
     new_samples = not (args.state / "samples.csv").exists()
+    # a soak folder begun before RssAnon was sampled goes on with its own columns
+    columns = COLUMNS if new_samples else next(csv.reader((args.state / "samples.csv").open()))
     try:
         wait_until_serving(server, port, args.state / f"server-{run}.log")
         fields = proc_status(server.pid)  # no phone yet: where the threads and open files start
@@ -286,15 +295,14 @@ def main() -> int:
         with (args.state / "samples.csv").open("a", newline="") as out:
             writer = csv.writer(out)
             if new_samples:
-                writer.writerow(
-                    ["run", "minute", "game", "game_id", "rss_mib", "threads", "open_files", "watching"]
-                )
+                writer.writerow(COLUMNS)
             while not stopping.is_set() and (deadline is None or time.monotonic() < deadline):
                 if server.poll() is not None:
                     raise SystemExit(f"the service stopped (exit {server.returncode}): see {log.name}")
                 state = get_json(port, "/api/state")
                 fields = proc_status(server.pid)
                 rss = int(fields["VmRSS"].split()[0]) / 1024
+                anon = int(fields.get("RssAnon", "0 kB").split()[0]) / 1024
                 threads = int(fields["Threads"])
                 files = open_files(server.pid)
                 watching = sum(phone.watching for phone in phones)
@@ -318,7 +326,7 @@ def main() -> int:
                         if sum(game.complete for game in soak.games) >= args.games:
                             break
                     number = (soak.games[-1].number + 1) if soak.games else 1
-                    current = Game(number, run, game_id, rss, rss, 0)
+                    current = Game(number, run, game_id, rss, rss, 0, lowest_anon_mib=anon)
                     soak.games.append(current)
                 if games_this_run >= args.warm_up and watching == 0:  # after the warm-up, no phone
                     idle["threads_no_phone_after_warm_up"] = min(
@@ -330,10 +338,12 @@ def main() -> int:
                 if current is not None:
                     current.lowest_mib = round(min(current.lowest_mib, rss), 1)
                     current.highest_mib = round(max(current.highest_mib, rss), 1)
+                    current.lowest_anon_mib = round(min(current.lowest_anon_mib or anon, anon), 1)
                     current.samples += 1
                 minute = round((time.monotonic() - started) / 60, 2)
                 number = current.number if current is not None else 0
-                writer.writerow([run, minute, number, game_id, round(rss, 1), threads, files, watching])
+                row = [run, minute, number, game_id, round(rss, 1), threads, files, watching, round(anon, 1)]
+                writer.writerow(row[: len(columns)])
                 out.flush()
                 stopping.wait(args.every)
         stop.set()
@@ -435,6 +445,9 @@ def summarise(args: argparse.Namespace, soak: Soak) -> int:
             "lowest_mib_range": [min(g.lowest_mib for g in games), max(g.lowest_mib for g in games)],
             "highest_mib": max(g.highest_mib for g in games),
         }
+        anon = [(g.number, g.lowest_anon_mib) for g in games if g.lowest_anon_mib]
+        if len(anon) > 1:
+            by_run[run]["lowest_anon_trend_mib_per_10_games"] = round(per_ten_games(anon), 2)
         judged = by_run[run]
         ok = (
             ok
