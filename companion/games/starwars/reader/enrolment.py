@@ -45,8 +45,8 @@ PICTURE_SCALE = 5  # the phone shows a tile's picture this many times the camera
 # alike to one of that type's pictures itself, and this much more than to any other way of
 # lying. On the real art of tile-art-dev laid out a box at a time (12 boxes of 86 tiles,
 # models/training/enrol_proposals.py): 82 % of the copies proposed as the right copy, 1 of 672
-# as a wrong one, and 1 of 396 first tiles of a type as a copy of another. The page shows the
-# two pictures side by side, and the person saves.
+# as a wrong one, and 0 to 1 of 396 first tiles of a type as a copy of another over the runs
+# measured. The page shows the two pictures side by side, and the person saves.
 COPY_SCORE = 0.9
 COPY_MARGIN = 0.05
 
