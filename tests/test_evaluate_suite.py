@@ -57,7 +57,7 @@ def test_a_box_laid_out_under_the_camera_is_enrolled_as_described() -> None:
 def test_the_enrolment_tables_count_what_the_page_shows() -> None:
     """``--enrol-tables``: a box the page shows whole counts as whole; one shown with bare felt
     as a tile does not, and the felt is counted."""
-    report = evaluate_enrolment(1)
+    report = evaluate_enrolment(1, first=7)
     assert set(report) == set(ARTS)
     assert report["trained"] == {
         "tables": 1,
@@ -66,5 +66,5 @@ def test_the_enrolment_tables_count_what_the_page_shows() -> None:
         "tiles": 35,
         "felt_shown_as_tile": 0,
     }
-    wide = report["wide"]  # this table's light makes a patch of felt look like a tile
+    wide = report["wide"]  # this table's light makes patches of felt look like tiles
     assert wide["whole"] == 0 and wide["tiles_missed"] == 0 and wide["felt_shown_as_tile"] >= 1
