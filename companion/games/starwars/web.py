@@ -62,9 +62,7 @@ def tile_picture(x: int, y: int) -> Response:
         picture = enrolment.picture((x, y))
     except UserError as error:
         return problem(404, str(error))
-    response = Response(picture, mimetype="image/jpeg")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return _fresh_jpeg(picture)
 
 
 @enrol.get("/api/enrol/tiles/<int(signed=True):x>/<int(signed=True):y>")
@@ -93,6 +91,11 @@ def proposed_picture(x: int, y: int) -> Response:
         return problem(404, str(error))
     if picture is None:
         return problem(404, f"no picture of the type proposed for the tile at {x}, {y} was saved here")
+    return _fresh_jpeg(picture)
+
+
+def _fresh_jpeg(picture: bytes) -> Response:
+    """A picture of the mat as it is now: never cached, the tiles on it change."""
     response = Response(picture, mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
     return response

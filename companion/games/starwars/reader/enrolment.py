@@ -204,7 +204,7 @@ class Enrolment:
             upright = self.examples.get(kind)
         if upright is None:
             return None
-        turns = next(k for k in range(4) if kind.rotated(k) == proposal.tile)
+        turns = _turns(kind, proposal.tile)
         # np.rot90 turns anticlockwise: -k turns the picture clockwise as Tile.rotated(k) does
         return _jpeg(np.ascontiguousarray(np.rot90(upright, -turns)))
 
@@ -232,7 +232,7 @@ class Enrolment:
             kind = tile_type(tile)
             self.counted[kind] = self.counted.get(kind, 0) + 1
             if kind not in self.examples:
-                turns = next(k for k in range(4) if kind.rotated(k) == tile)
+                turns = _turns(kind, tile)
                 self.examples[kind] = np.ascontiguousarray(np.rot90(picture, turns))
         return name
 
@@ -277,6 +277,11 @@ class Enrolment:
                 f"the camera sees no tile at {cell[0]}, {cell[1]} now: was it moved? Reload the page"
             )
         return laid
+
+
+def _turns(kind: Tile, tile: Tile) -> int:
+    """The quarter turns clockwise that lay ``kind`` (a type as ``tile_type`` gives it) as ``tile``."""
+    return next(k for k in range(4) if kind.rotated(k) == tile)
 
 
 def _jpeg(tile_picture: np.ndarray) -> bytes:
