@@ -95,5 +95,7 @@ class Readers:
         self, table: Table, fps: float, first_seed: int, games: int | None
     ) -> Iterator[np.ndarray]:
         for maker in self.makers.values():
-            return maker.simulated_frames(table, fps, first_seed, games)
+            frames = maker.simulated_frames(table, fps, first_seed, games)
+            if frames is not None:
+                return frames
         raise RuntimeError("no game here can simulate a table")

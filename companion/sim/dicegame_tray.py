@@ -196,11 +196,13 @@ def render(
     hand: bool = False,
     blur: float | None = None,
     slant: float = 0.2,
+    lying: Sequence[RenderedFace] = (),
 ) -> RenderedDiceGameTray:
     """A picture of the tray with ``dice`` (faces) thrown in its rolling area, at random places,
     angles and rotations, and ``city`` (face, cell, rotation) laid in its city area. ``whole``:
     the dice are thrown over the whole picture (the enrolment photographs, the measured rolls
-    of a tray with no city area)."""
+    of a tray with no city area). ``lying``: dice of an earlier picture left where they lay (the
+    dice not set aside), drawn before the thrown ones."""
     rng = np.random.default_rng(seed)
     height, width = scene.size
     canvas = _floor(scene.floor, height, width).copy()
@@ -210,6 +212,22 @@ def render(
     shift_dir = np.array([math.cos(towards), math.sin(towards)])
     x_end = width if whole or (not city and not dice) else int(CITY_AREA[0] * width)
     placed: list[np.ndarray] = []
+    for die in lying:
+        c = np.array(die.centre)
+        angle = (die.north - 90 * die.rotation) % 360
+        _die(
+            canvas,
+            rng,
+            scene,
+            die.face,
+            die.rotation,
+            c,
+            die.side,
+            angle,
+            shift_dir * die.side * math.sin(lean),
+        )
+        placed.append(c)
+        result.dice.append(die)
     for face in dice:
         side = scene.side * rng.uniform(0.96, 1.04)
         for _attempt in range(80):

@@ -122,7 +122,7 @@ class ReaderMaker(Protocol):
 
     def simulated_frames(
         self, table: Table, fps: float, first_seed: int, games: int | None
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[np.ndarray] | None:
         """Frames of simulated games played on a simulated table into ``table`` (the demo); their
-        dice are the simulated table's unless the table has trays."""
+        dice are the simulated table's unless the table has trays. None: the game simulates none."""
         ...

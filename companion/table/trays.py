@@ -39,7 +39,7 @@ from companion.devices.timing import ROLLING as SHAKING
 from companion.devices.timing import SETTLED
 from companion.devices.tray import DiceTray
 from companion.table.dice_checks import MIN_CONFIDENCE, dice_word, reading_problem
-from companion.vision.dice_reading import FaceSet, ReadsDice
+from companion.vision.dice_reading import FaceSet, ReadsDice, TrayReading
 
 # A BGR picture of one tray, by its index (0 for tray 1): a region of the overhead camera, or a
 # camera of its own (issue 6 leaves which to the camera work).
@@ -79,6 +79,10 @@ class Want:
     label: str  # "Ana", "Rebels (Ana, Cid)"
     dice: int
     players: tuple[str, ...]  # who may roll for it
+    # False: the tray's picture is handed back whatever the number of dice in it, for the game to
+    # judge (the Dice Game's tray holds fewer dice as they are set aside); True: only a roll of
+    # exactly ``dice`` dice comes back, anything else is the tray's problem
+    exact: bool = True
 
     @property
     def key(self) -> tuple[tuple[int, ...], int, str]:
@@ -95,6 +99,7 @@ class DiceRequest:
     wants: tuple[Want, ...] = ()
     title: str | None = None  # "battle for the trade route, round 2", for the scoreboard
     colours: Mapping[str, str | None] = field(default_factory=dict)  # each player's colour: their seat
+    reader: ReadsDice | None = None  # the game's own dice (its face set); None: the trays' reader
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,9 @@ class TrayRoll:
     roller: str  # the player who rolled (the tray's seat, or the want's first player)
     faces: tuple[str, ...]
     tray: int  # the tray's number, from 1
-    confidence: float  # the least sure die's
+    confidence: float  # the least sure die's (1.0 for a tray with no dice)
     picture: np.ndarray | None = field(default=None, compare=False, repr=False)  # what was read
+    reading: TrayReading | None = field(default=None, compare=False, repr=False)  # the dice found
 
 
 @dataclass
@@ -147,6 +153,7 @@ class DiceTrays:
         self.on_change = on_change
         self.tasks = [TrayTask() for _ in self.trays]
         self._title: str | None = None
+        self._reader: ReadsDice = reader  # the reader of the request polled last
         self._unserved: list[Want] = []  # fighters waiting for a free tray
         # What the scoreboard reads, made whole at the end of each poll: the web reads it from
         # another thread, and must never see a tray half changed.
@@ -155,14 +162,15 @@ class DiceTrays:
 
     @property
     def faces(self) -> FaceSet:
-        """The faces the trays' reader tells apart."""
-        return self.reader.faces
+        """The faces the trays' reader tells apart (of the request polled last)."""
+        return self._reader.faces
 
     # --- the game's side -----------------------------------------------------------------------
 
     def poll(self, request: DiceRequest) -> list[TrayRoll]:
         now = self.clock()
         wants, self._title = list(request.wants), request.title
+        self._reader = request.reader or self.reader
         open_keys = {want.key for want in wants}
         for tray, task in zip(self.trays, self.tasks, strict=True):
             if task.want is None:
@@ -264,14 +272,15 @@ class DiceTrays:
         assert want is not None
         try:
             picture = self.camera(tray.index)
-            reading = self.reader.read(picture, expected=want.dice)
+            reading = self._reader.read(picture, expected=want.dice if want.exact else None)
         except Exception as error:  # a camera or model failure must not stop the camera loop
             failed = f"tray {tray.number} could not be read ({error})"
             self._problem(tray, task, now, f"{failed}: press its button to try again")
             return None
-        problem = reading_problem(
-            reading, want.dice, task.roller, tray.number, self.min_confidence, self.reader.faces
-        )
+        # a want of any count: as many dice as were found, and an empty tray is a sight too
+        wanted = want.dice if want.exact else len(reading.dice)
+        empty = not want.exact and reading.status == "no-dice"
+        problem = None if empty else self._judge(reading, wanted, task.roller, tray.number)
         if problem is not None:
             self._problem(tray, task, now, problem)
             return None
@@ -280,8 +289,23 @@ class DiceTrays:
         task.phase, task.message, task.dice = READ, "", faces
         task.green_until = now + self.green_hold
         tray.show(Light(READ, since=now), Beeps(1, BEEP, now))
-        confidence = round(min(die.confidence for die in dice), 4)
-        return TrayRoll(want, task.roller, faces, tray.number, confidence, picture)
+        confidence = round(min((die.confidence for die in dice), default=1.0), 4)
+        return TrayRoll(want, task.roller, faces, tray.number, confidence, picture, reading)
+
+    def _judge(self, reading: TrayReading, wanted: int, roller: str, number: int) -> str | None:
+        faces = self._reader.faces
+        return reading_problem(reading, wanted, roller, number, self.min_confidence, faces)
+
+    def refuse(self, number: int, message: str) -> None:
+        """The game cannot take what tray ``number`` was read as (a roll of the wrong count, a die
+        the rules refuse): the tray flashes a problem with ``message`` and reads again when its
+        dice settle or its button is pressed."""
+        for tray, task in zip(self.trays, self.tasks, strict=True):
+            if tray.number == number and task.want is not None:
+                self._problem(tray, task, self.clock(), message)
+                self._status, self._json = self._describe(), self._trays_json()
+                if self.on_change is not None:
+                    self.on_change()
 
     def _problem(self, tray: DiceTray, task: TrayTask, now: float, message: str) -> None:
         task.phase, task.message = PROBLEM, message
@@ -306,7 +330,7 @@ class DiceTrays:
                 continue
             here = f"tray {tray.number}"
             if task.phase == WAITING:
-                light = COLOUR_WORDS.get(task.colour, task.colour)
+                light = COLOUR_WORDS.get(task.colour, task.colour) or "blue"  # colourless: SEATLESS
                 team = "" if task.want.label == task.roller else f" for the {task.want.label}"
                 parts.append(
                     f"{task.roller} rolls {dice_word(task.want.dice)}{team} in {here} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ from companion.games.manifest import Manifest, SimulatorKit
 
 if TYPE_CHECKING:
     from companion.games.base import Game
+    from companion.table.reader import ReaderMaker
 
 
 def _engine() -> type[Game]:
@@ -22,6 +24,18 @@ def _simulator() -> SimulatorKit:
     from companion.games.dicegame.sim import simulator_kit
 
     return simulator_kit()
+
+
+def _reader() -> ReaderMaker:
+    from companion.games.dicegame.reader.table import DiceGameReaderMaker
+
+    return DiceGameReaderMaker()
+
+
+def _commands() -> Callable[[Any], None]:
+    from companion.games.dicegame.cli import add_commands
+
+    return add_commands
 
 
 def _default_faces() -> Any:
@@ -41,6 +55,8 @@ MANIFEST = Manifest(
     package="companion.games.dicegame",
     engine=_engine,
     simulator=_simulator,
+    reader=_reader,
+    commands=_commands,
     # the log's kinds in words, for the winner screen (a keep and the catapult win score 0, so
     # only cities and corrections show there; every kind is named all the same)
     score_kinds={

@@ -1,0 +1,75 @@
+"""The Dice Game's own command: ``companion enrol-dice FOLDER``, the user's dice taught from
+photographs taken by the tray's camera (``empty.jpg``, then one die a photograph, the face named:
+``knight.jpg``, ``catapult.jpg``, ``cap.jpg``, ...). The photographs are checked against the faces
+table and kept in the state folder, where the trays read the next game's dice with them."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+
+
+def add_commands(commands: Any) -> None:
+    """Add the command to ``companion``'s subcommands (an argparse ``_SubParsersAction``)."""
+    enrol = commands.add_parser(
+        "enrol-dice",
+        help="teach the trays the Dice Game's dice: a photograph of the empty tray and one of each face",
+    )
+    enrol.add_argument(
+        "folder",
+        metavar="FOLDER",
+        help="empty.jpg (the empty tray), knight.jpg, catapult.jpg and one per city face (cap.jpg, ...)",
+    )
+    enrol.add_argument(
+        "--table", default="reading1", help="the faces table to check against (default: reading1)"
+    )
+    enrol.add_argument(
+        "--state-dir",
+        help="where the dice are kept (default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+    )
+    enrol.add_argument("--check", action="store_true", help="check the photographs only; keep nothing")
+    enrol.set_defaults(run=_enrol_dice)
+
+
+def _enrol_dice(args: argparse.Namespace) -> int:
+    from companion.games.dicegame.faces import named_tables
+    from companion.games.dicegame.reader.enrolment import EnrolmentError
+    from companion.games.dicegame.reader.table import dice_folder, enrol_folder, photographs
+    from companion.web.server import default_state_dir
+
+    source = Path(args.folder)
+    if not source.is_dir():
+        raise UserError(f"{source} is not a folder (expected empty.jpg, knight.jpg, catapult.jpg, ...)")
+    tables = named_tables()
+    if args.table not in tables:
+        raise UserError(f"no faces table {args.table!r}: the tables are {', '.join(sorted(tables))}")
+    try:
+        enrolled = enrol_folder(source, tables[args.table])
+    except EnrolmentError as error:
+        raise UserError(f"the dice cannot be enrolled: {error}") from None
+    print(enrolled.report())
+    if args.check:
+        print("--check: nothing kept", file=sys.stderr)
+        return 0
+    target = dice_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
+    try:
+        if target.exists():
+            shutil.rmtree(target)  # the new photographs replace the old enrolment whole
+        target.mkdir(parents=True)
+        for path in photographs(source).values():
+            shutil.copy2(path, target / path.name)
+    except OSError as error:
+        raise UserError(f"cannot keep the photographs in {target}: {error.strerror or error}") from None
+    print(f"kept in {target}: the trays read the next game's dice with them", file=sys.stderr)
+    if not enrolled.confirmed:
+        print(
+            "these dice are not the faces table's: the trays read them only in a game whose record "
+            "holds the table printed above",
+            file=sys.stderr,
+        )
+    return 0
