@@ -4,6 +4,9 @@ and ``aside`` events, and what cannot be an event a problem on the tray, never a
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from companion.table.trays import DiceTrays
 
 TABLE = named_tables()["reading1"]
 SCENE = Scene(TABLE.segments, dice_set="ivory-brown", floor=7)
+HEADER = {"game": "dicegame", "variant": "standard", "players": [{"name": "Ana"}, {"name": "Ben"}]}
 ONE_TRAY = [{"button": 17, "vibration": 27, "led": [5, 6, 13], "buzzer": 19}]
 
 
@@ -210,3 +214,50 @@ def test_dice_thrown_are_told_from_dice_left_where_they_lay() -> None:
     assert moved(before, [(150.0, 300.0), (400.0, 120.0), (60.0, 60.0)], 48)
     assert moved(None, [(1.0, 1.0)], 48)
     assert not moved(before, [], 48)  # every die set aside
+
+
+def test_dice_of_another_table_are_offered_on_the_setup_page_and_then_read(
+    factory: Any, tmp_path: Path
+) -> None:
+    from conftest import PIN
+
+    from companion.games.dicegame.faces import parse_table
+    from companion.live.table import Table as LiveTable
+    from companion.store import GameStore
+    from companion.table.links import TableLink
+    from companion.web.context import WebContext
+    from companion.web.security import PinGuard
+    from companion.web.server import create_app, secret_key
+
+    # dice whose "corner" is really a band and whose "cap" has two caps: not reading1
+    other = parse_table({"cap": ["N", "S"], "corner": ["NS"], "straight": ["NE"], "three": ["NEW"]}, None)
+    scene = Scene(other.segments, dice_set="white-black", floor=11)
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "empty.png"), render(scene, 1100).image)
+    for i, face in enumerate(other.all_faces):
+        cv2.imwrite(str(folder / f"{face}.png"), render(scene, 1101 + i, [face], whole=True).image)
+    state = tmp_path / "state"
+    assert main(["enrol-dice", str(folder), "--state-dir", str(state)]) == 0
+
+    maker = DiceGameReaderMaker()
+    config = trays_config({"pin_factory": "mock", "settle_ms": 700, "tray": ONE_TRAY})
+    flow = DiceTrays(
+        build_trays(config, factory, FakeClock(), animate=False), lambda i: render(scene, 1).image, _NoPips()
+    )
+    maker.start(ReaderKit(state_dir=state, trays=flow))
+    table = LiveTable(GameStore(state))
+    context = WebContext(table, PinGuard(PIN), attachments=maker.attachments())
+    client = create_app(context, secret_key(state)).test_client()
+    page = client.get("/setup?game=dicegame").get_data(as_text=True)
+    assert "your dice, as photographed" in page
+    offered = re.search(r'name="option:faces" data-json value="([^"]*)" checked', page)
+    assert offered is not None
+    faces = json.loads(html.unescape(offered.group(1)))
+    assert parse_table(faces, None).segments != TABLE.segments
+
+    table.start({"record": 1, **HEADER, "faces": faces})
+    assert maker.reader(TableLink(table)).status is None  # read with the table the dice show
+    table.start({"record": 1, **HEADER, "faces": "reading1"})
+    assert "as photographed" in (maker.reader(TableLink(table)).status or "")
+    table.store.close()

@@ -76,7 +76,15 @@ def setup() -> str:
     fewest, most = chosen.players
     rows = max(fewest, min(3, most))  # three rows to start with, where the game allows
     under_way = manifest(live.setup.game) if live is not None else None
-    return page("setup.html", games=games, chosen=chosen, rows=rows, under_way=under_way)
+    # a game's setup partial may offer what its reader knows (the Dice Game: the enrolled dice)
+    return page(
+        "setup.html",
+        games=games,
+        chosen=chosen,
+        rows=rows,
+        under_way=under_way,
+        attachments=web().attachments,
+    )
 
 
 @pages.get("/fix")

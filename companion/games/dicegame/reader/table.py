@@ -29,7 +29,7 @@ import numpy as np
 
 from companion.games.base import ScoreChange
 from companion.games.dicegame.engine import DiceGame
-from companion.games.dicegame.faces import FaceTable
+from companion.games.dicegame.faces import FaceTable, named_tables
 from companion.games.dicegame.reader.enrolment import EnrolledDice, EnrolmentError, enrol
 from companion.games.dicegame.reader.events import Outcome, aside_events, roll_events
 from companion.games.dicegame.reader.tray_read import CITY_AREA, Areas, ThrowReader, draw, read_city
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 DICE_FOLDER = "dicegame-dice"  # in the state folder: empty.jpg, knight.jpg, catapult.jpg, ...
 SUFFIXES = (".jpg", ".jpeg", ".png")
 EMPTY = "empty"  # the photograph of the empty tray
+ATTACHMENT = "dicegame.dice"  # the maker's name among the web layer's attachments
+DEFAULT_TABLE = "reading1"  # the faces table the phone's setup writes by default (manifest.py)
 ENROL_HINT = "teach the companion your dice with `companion enrol-dice FOLDER`"
 
 
@@ -244,8 +246,8 @@ class DiceGameReaderMaker:
                 link,
                 self.trays,
                 None,
-                "your dice's city faces are not this game's faces table: start the game with the table "
-                "`companion enrol-dice` printed, or enter each roll on the phone",
+                "your dice's city faces are not this game's faces table: start a game with "
+                '"your dice, as photographed" on the setup page, or enter each roll on the phone',
             )
         return DiceGameTrays(link, self.trays, enrolled)
 
@@ -265,7 +267,21 @@ class DiceGameReaderMaker:
         return None
 
     def attachments(self) -> dict[str, Any]:
-        return {}
+        return {ATTACHMENT: self}  # the setup page offers the enrolled dice's faces table
+
+    def enrolled_table(self) -> dict[str, Any] | None:
+        """The faces table the enrolled dice's photographs show, when it is not the default one
+        (a game must be started with it for the trays to read them); None otherwise."""
+        if self.state_dir is None:
+            return None
+        try:
+            enrolled = self._enrolled_for(named_tables()[DEFAULT_TABLE])
+        except EnrolmentError:
+            return None
+        if enrolled is None or enrolled.confirmed:
+            return None
+        table: dict[str, Any] = enrolled.table.to_json()
+        return table
 
     def box_frames(self, style: int) -> Iterator[np.ndarray] | None:
         return None
