@@ -27,7 +27,7 @@ from companion.table.links import EngineLink
 from companion.vision.labels import MEEPLE_CLASSES, UNKNOWN, TileLabels
 from companion.vision.mat import TILE_PX
 from companion.vision.meeples import changed_patches
-from companion.vision.reader import CellReading, SpotReading
+from companion.vision.reader import CellReading, ChangePatch, SpotReading
 from companion.vision.watcher import Observation
 
 LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))
@@ -44,14 +44,20 @@ def spot(name: str, **classes: float) -> SpotReading:
 
 
 def reading(
-    cell: Cell, *spots: SpotReading, meeples_from: str = "pair", changes: tuple[tuple[float, float], ...] = ()
+    cell: Cell,
+    *spots: SpotReading,
+    meeples_from: str = "pair",
+    changes: tuple[tuple[float, float], ...] = (),
+    area: int = 110,
 ) -> CellReading:
     """A re-read of a cell whose tile the record has (the tile class does not matter then), its
-    meeples read from the pair (now and bare) unless ``meeples_from`` is "cell"."""
+    meeples read from the pair (now and bare) unless ``meeples_from`` is "cell"; ``changes``:
+    where it changed since the bare look, each a patch of ``area`` pixels (a small meeple's)."""
     probs = np.zeros(len(LABELS.classes), np.float32)
     probs[LABELS.index_of(UNKNOWN)] = 1.0
+    patches = tuple(ChangePatch(x, y, area, 12, 90.0) for x, y in changes)
     return CellReading(
-        cell, probs, spots, np.zeros(1, np.float32), meeples_from=meeples_from, changes=changes
+        cell, probs, spots, np.zeros(1, np.float32), meeples_from=meeples_from, patches=patches
     )
 
 
@@ -430,5 +436,7 @@ def test_what_changed_since_the_bare_look_is_found_where_it_was_put() -> None:
     now[18:28, 20:28] = (40, 40, 200)  # a red meeple up and to the left of the centre
     noisy = np.clip(now.astype(int) + rng.integers(-8, 9, now.shape), 0, 255).astype(np.uint8)
     (change,) = changed_patches(noisy, bare)
-    assert change == pytest.approx(((23.5 - 32) / TILE_PX, (22.5 - 32) / TILE_PX), abs=0.03)
+    assert (change.x, change.y) == pytest.approx(((23.5 - 32) / TILE_PX, (22.5 - 32) / TILE_PX), abs=0.03)
+    assert change.area == pytest.approx(80, abs=12) and change.extent == pytest.approx(10, abs=2)
+    assert change.contrast > 60
     assert changed_patches(bare, bare) == ()

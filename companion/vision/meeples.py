@@ -22,7 +22,7 @@ from companion.vision.labels import EMPTY, FALLEN, MEEPLE_CLASSES, NO_MEEPLE, Ti
 from companion.vision.lattice import looks_printed
 from companion.vision.mat import TILE_PX
 from companion.vision.onnx import open_session
-from companion.vision.reader import CellReading, ModelMissing, spot_readings
+from companion.vision.reader import CellReading, ChangePatch, ModelMissing, spot_readings
 
 BARE_SURE = 0.9  # the cell model must be this sure that nothing stands anywhere on a bare look
 # A tile just recorded is kept as bare unless the cell model is this sure that a meeple stands
@@ -33,6 +33,9 @@ MAY_STAND = 0.9
 # patches of at least this many pixels (a small meeple covers about 80 of a 48-pixel tile;
 # camera noise and a nudged tile's edge leave specks and lines)
 CHANGE_LEVEL = 40
+# A recorded tile's look is kept while at most this share of the tile changed since (a large
+# meeple covers about 9 % of it; a tile taken away changes most of it)
+SAME_TILE = 0.15
 CHANGE_MIN_PX = 20
 
 
@@ -102,6 +105,15 @@ class BareLooks:
                 continue
             kept = self.looks.get(reading.cell)
             if self.labels.classes[best] == EMPTY and confidence >= 0.5:
+                # a tile the game holds, which the cell model takes for felt (plain art of a box
+                # it never saw), keeps its look while the cell still looks as it did but for a
+                # meeple's patch or two
+                if (
+                    kept is not None
+                    and kept.recorded
+                    and changed_share(reading.window, kept.window) <= SAME_TILE
+                ):
+                    continue
                 if not looks_printed(reading.window):
                     self.looks.pop(reading.cell, None)
                     continue
@@ -136,23 +148,42 @@ class BareLooks:
                 r,
                 spots=spot_readings(self.model.spots, probs[k]),
                 meeples_from="pair",
-                changes=changed_patches(now[k], bare[k]),
+                patches=changed_patches(now[k], bare[k]),
             )
             for k, r in enumerate(paired)
         }
         return [by_cell.get(r.cell, r) for r in readings]
 
 
-def changed_patches(now: np.ndarray, bare: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """The centres of the patches that changed between a cell's bare look and now, as offsets
-    from the window's centre in tiles (x east, y south): where something was put, measured
-    without knowing the art."""
+def changed_share(now: np.ndarray, bare: np.ndarray) -> float:
+    """The share of the tile's square (the window's middle) that changed since the bare look."""
+    diff = cv2.medianBlur(cv2.absdiff(now, bare).max(axis=2), 3)
+    top, left = (diff.shape[0] - TILE_PX) // 2, (diff.shape[1] - TILE_PX) // 2
+    middle = diff[max(top, 0) : max(top, 0) + TILE_PX, max(left, 0) : max(left, 0) + TILE_PX]
+    return float((middle >= CHANGE_LEVEL).mean())
+
+
+def changed_patches(now: np.ndarray, bare: np.ndarray) -> tuple[ChangePatch, ...]:
+    """The patches that changed between a cell's bare look and now, each centred as an offset
+    from the window's centre in tiles (x east, y south): where something was put, and how
+    large, measured without knowing the art."""
     diff = cv2.medianBlur(cv2.absdiff(now, bare).max(axis=2), 3)
     mask = (diff >= CHANGE_LEVEL).astype(np.uint8)
-    count, _, stats, centres = cv2.connectedComponentsWithStats(mask)
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(mask)
     half_x, half_y = now.shape[1] / 2, now.shape[0] / 2
-    return tuple(
-        (float((centres[k][0] - half_x) / TILE_PX), float((centres[k][1] - half_y) / TILE_PX))
-        for k in range(1, count)
-        if stats[k, cv2.CC_STAT_AREA] >= CHANGE_MIN_PX
-    )
+    patches = []
+    for k in range(1, count):
+        area = int(stats[k, cv2.CC_STAT_AREA])
+        if area < CHANGE_MIN_PX:
+            continue
+        patches.append(
+            ChangePatch(
+                float((centres[k][0] - half_x) / TILE_PX),
+                float((centres[k][1] - half_y) / TILE_PX),
+                area,
+                int(max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT])),
+                float(np.median(diff[labels == k])),
+                tuple(int(v) for v in np.median(now[labels == k], axis=0)),  # type: ignore[arg-type]
+            )
+        )
+    return tuple(patches)

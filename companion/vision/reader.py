@@ -41,6 +41,18 @@ class SpotReading:
 
 
 @dataclass(frozen=True)
+class ChangePatch:
+    """A patch of a cell that changed since its bare look (companion/vision/meeples.py)."""
+
+    x: float  # its centre, in tiles from the window's centre (east)
+    y: float  # (south)
+    area: int  # pixels, at the mat's TILE_PX pixels a tile
+    extent: int  # its longer side, pixels
+    contrast: float  # the median change of its pixels (0-255, the largest channel's)
+    colour: tuple[int, int, int] = (0, 0, 0)  # its median colour now (BGR)
+
+
+@dataclass(frozen=True)
 class CellReading:
     cell: Cell
     tile_probs: np.ndarray  # over the model's tile classes
@@ -48,9 +60,13 @@ class CellReading:
     embedding: np.ndarray
     window: np.ndarray | None = None  # the window of the view that was read
     meeples_from: str = "cell"  # "cell": this window alone; "pair": compared with the cell bare
-    # with a pair: the centres of what changed since the bare look, in tiles from the window's
-    # centre (companion/vision/meeples.py)
-    changes: tuple[tuple[float, float], ...] = ()
+    # with a pair: what changed since the bare look (companion/vision/meeples.py)
+    patches: tuple[ChangePatch, ...] = ()
+
+    @property
+    def changes(self) -> tuple[tuple[float, float], ...]:
+        """The centres of what changed since the bare look, in tiles from the window's centre."""
+        return tuple((patch.x, patch.y) for patch in self.patches)
 
     def best(self) -> tuple[int, float]:
         index = int(np.argmax(self.tile_probs))

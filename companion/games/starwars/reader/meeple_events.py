@@ -15,9 +15,10 @@ from companion.games.base import Cell
 from companion.games.starwars.board import Meeple
 from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.reader.learning import TileLearning
+from companion.games.starwars.reader.meeple_changes import ChangedMeeple, FirstSeen, unexplained
 from companion.games.starwars.reader.meeple_match import match_cell
 from companion.games.starwars.setup import colour_of as player_colour
-from companion.games.starwars.spots import SPOT_XY, SPOTS, feature_letter
+from companion.games.starwars.spots import SPOT_XY, SPOTS, feature_letter, spots_of
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
 from companion.vision.labels import FALLEN, NO_MEEPLE
 from companion.vision.reader import CellReading, SpotReading
@@ -117,6 +118,7 @@ class MeepleEvents:
     _known: dict[int, Meeple]  # meeples the rules had on the board, by id
     _returned: dict[Cell, list[Meeple]]  # sent home, perhaps still on the table
     _last_spot: dict[int, str]  # where the camera last saw each meeple, by id
+    _first_seen: FirstSeen  # when each patch of change appeared
 
     def _prompt(self, code: str, message: str, cells: tuple[Cell, ...]) -> None:
         raise NotImplementedError
@@ -142,6 +144,8 @@ class MeepleEvents:
         new: list[tuple[Cell, SpotReading, str]] = []
         strays: list[tuple[Cell, SpotReading]] = []
         doubtful: list[Cell] = []  # a known meeple seen elsewhere where a new one may now stand
+        changed: list[ChangedMeeple] = []  # this turn's changes that no meeple explains
+        tiles_now = len(engine.board.tiles)
         for cell, reading in readings.items():
             tile = engine.board.tiles.get(cell)
             if tile is None:
@@ -175,6 +179,22 @@ class MeepleEvents:
                 seen.append((spot, _feature_index(tile, feature_letter(tile, spot.spot))))
             expected = [m for m in standing.values() if m.cell == cell]
             match = match_cell(seen, expected, colour_of, self._last_spot)
+            if unfamiliar and reading.meeples_from == "pair":
+                # every patch is dated, explained or not: a meeple's patch seen before this turn
+                # is never this turn's meeple
+                dated = {
+                    (p.x, p.y): self._first_seen.turn_of(cell, (p.x, p.y), tiles_now) for p in reading.patches
+                }
+                held = {spot.spot for spot, _ in seen}
+                for meeple in expected + self._returned.get(cell, []):
+                    held |= self._spots_held(tile, meeple)
+                # a known meeple not seen where it was may be the patch: nothing is read there
+                if not match.unseen and not match.moved:
+                    changed += [
+                        found
+                        for found in unexplained(cell, tile, reading.patches, held)
+                        if dated[(found.x, found.y)] == tiles_now
+                    ]
             for spot, meeple in match.known:
                 self._last_spot[meeple.id] = spot.spot
             for spot, _meeple in match.moved:
@@ -228,6 +248,10 @@ class MeepleEvents:
                 cells,
             )
             return []
+        if not new and not strays and len(changed) == 1 and (changed[0].cell, changed[0].letter) in places:
+            # the meeple model saw nothing new, but the tile changed where a meeple may stand
+            found = changed[0]
+            return self._changed_meeple(engine, found, places[(found.cell, found.letter)])
         if not new:
             for cell in doubtful:
                 self._prompt(
@@ -239,6 +263,58 @@ class MeepleEvents:
             return []
         cell, spot, letter = new[0]
         return self._new_meeple(engine, cell, spot, letter, places[(cell, letter)], colour_of)
+
+    def _spots_held(self, tile: Tile, meeple: Meeple) -> set[str]:
+        """Where a known meeple stands on its tile: where it was last seen, else any spot of
+        its feature."""
+        last = self._last_spot.get(meeple.id)
+        if last is not None:
+            return {last}
+        if meeple.feature_index == tile.planet_index:
+            return set(spots_of(tile, PLANET))
+        return set(spots_of(tile, SIDES[tile.features[meeple.feature_index].sides[0]]))
+
+    def _changed_meeple(
+        self, engine: StarWarsGame, found: ChangedMeeple, allowed: set[str]
+    ) -> list[dict[str, Any]]:
+        """A meeple read from the change it made (``meeple_changes``): recorded when its size is
+        the only one the player holds or is sure from its patch; asked about otherwise."""
+        player = engine.current_player
+        assert player is not None
+        at = cell_json(found.cell)
+        if len(allowed) == 1:
+            (size,) = allowed
+            # its size is the player's only one; that a meeple stands there is the patch's word
+            confidence = MEEPLE_ACCEPT_UNFAMILIAR
+        elif found.large_chance is None:
+            size, confidence = "", 0.0
+        else:
+            size = "large" if found.large_chance >= 0.5 else "small"
+            confidence = max(found.large_chance, 1.0 - found.large_chance)
+        if confidence < MEEPLE_ACCEPT_UNFAMILIAR or size not in allowed:
+            self._prompt(
+                "unsure-meeple",
+                f"a meeple seems to have been placed on the tile at {at}: check it or enter it on the phone",
+                (found.cell,),
+            )
+            return []
+        event = {
+            "event": "meeple",
+            "player": player,
+            "at": at,
+            "feature": found.letter,
+            "size": size,
+            "meta": {"source": "camera", "confidence": round(confidence, 4), "read_by": "change"},
+        }
+        before = {m.id for m in engine.meeples_on_board()}
+        if not self._add(event, (found.cell,)):
+            return []
+        after = self.link.engine()
+        assert after is not None
+        for meeple in after.meeples_on_board():
+            if meeple.id not in before:
+                self._last_spot[meeple.id] = found.spot
+        return [event]
 
     def _new_meeple(
         self,

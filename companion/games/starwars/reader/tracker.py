@@ -18,6 +18,7 @@ from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.engine import Phase, StarWarsGame
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.reader.learning import TileLearning
+from companion.games.starwars.reader.meeple_changes import FirstSeen
 from companion.games.starwars.reader.meeple_events import (
     DOMINANT,
     MEEPLE_PROMPTS,
@@ -117,6 +118,7 @@ class Tracker(MeepleEvents):
         self._raised_at: dict[tuple[str, tuple[Cell, ...]], tuple[object, ...]] = {}
         self.held_rolls: list[dict[str, Any]] = []  # reported by the trays, not yet recorded
         self._last_spot: dict[int, str] = {}  # where the camera last saw each meeple, by id
+        self._first_seen = FirstSeen()  # when each patch of change on a tile appeared
 
     # --- what the table sees -------------------------------------------------------------------
 
