@@ -306,15 +306,7 @@ class MeepleEvents:
             "size": size,
             "meta": {"source": "camera", "confidence": round(confidence, 4), "read_by": "change"},
         }
-        before = {m.id for m in engine.meeples_on_board()}
-        if not self._add(event, (found.cell,)):
-            return []
-        after = self.link.engine()
-        assert after is not None
-        for meeple in after.meeples_on_board():
-            if meeple.id not in before:
-                self._last_spot[meeple.id] = found.spot
-        return [event]
+        return self._record(engine, event, found.cell, found.spot)
 
     def _new_meeple(
         self,
@@ -373,6 +365,12 @@ class MeepleEvents:
             "size": size,
             "meta": {"source": "camera", "confidence": round(confidence, 4)},
         }
+        return self._record(engine, event, cell, spot.spot)
+
+    def _record(
+        self, engine: StarWarsGame, event: dict[str, Any], cell: Cell, spot: str
+    ) -> list[dict[str, Any]]:
+        """Add the meeple ``event``; the meeple it placed was seen at ``spot``."""
         before = {m.id for m in engine.meeples_on_board()}
         if not self._add(event, (cell,)):
             return []
@@ -380,5 +378,5 @@ class MeepleEvents:
         assert after is not None
         for meeple in after.meeples_on_board():
             if meeple.id not in before:
-                self._last_spot[meeple.id] = spot.spot
+                self._last_spot[meeple.id] = spot
         return [event]
