@@ -201,12 +201,16 @@ class DiceTrays:
                 if roll is not None:
                     rolls.append(roll)
             tray.render(now)
+        self._publish()
+        return rolls
+
+    def _publish(self) -> None:
+        """Make what the scoreboard reads whole again, and tell it if that changed."""
         status, shown = self._describe(), self._trays_json()
         changed = (status, shown) != (self._status, self._json)
         self._status, self._json = status, shown
         if changed and self.on_change is not None:
             self.on_change()
-        return rolls
 
     # --- which tray for which fighter ----------------------------------------------------------
 
@@ -280,7 +284,12 @@ class DiceTrays:
         # a want of any count: as many dice as were found, and an empty tray is a sight too
         wanted = want.dice if want.exact else len(reading.dice)
         empty = not want.exact and reading.status == "no-dice"
-        problem = None if empty else self._judge(reading, wanted, task.roller, tray.number)
+        face_set = self._reader.faces
+        problem = (
+            None
+            if empty
+            else reading_problem(reading, wanted, task.roller, tray.number, self.min_confidence, face_set)
+        )
         if problem is not None:
             self._problem(tray, task, now, problem)
             return None
@@ -292,10 +301,6 @@ class DiceTrays:
         confidence = round(min((die.confidence for die in dice), default=1.0), 4)
         return TrayRoll(want, task.roller, faces, tray.number, confidence, picture, reading)
 
-    def _judge(self, reading: TrayReading, wanted: int, roller: str, number: int) -> str | None:
-        faces = self._reader.faces
-        return reading_problem(reading, wanted, roller, number, self.min_confidence, faces)
-
     def refuse(self, number: int, message: str) -> None:
         """The game cannot take what tray ``number`` was read as (a roll of the wrong count, a die
         the rules refuse): the tray flashes a problem with ``message`` and reads again when its
@@ -303,9 +308,7 @@ class DiceTrays:
         for tray, task in zip(self.trays, self.tasks, strict=True):
             if tray.number == number and task.want is not None:
                 self._problem(tray, task, self.clock(), message)
-                self._status, self._json = self._describe(), self._trays_json()
-                if self.on_change is not None:
-                    self.on_change()
+                self._publish()
 
     def _problem(self, tray: DiceTray, task: TrayTask, now: float, message: str) -> None:
         task.phase, task.message = PROBLEM, message

@@ -52,7 +52,6 @@ class ChangedMeeple:
     letter: str  # the record's feature name: a side letter or "planet"
     x: float  # the patch's centre, in tiles from the cell's
     y: float
-    area: int
     large_chance: float | None
 
 
@@ -92,7 +91,7 @@ def unexplained(
             continue
         letter = feature_letter(tile, spots[0])
         assert letter is not None
-        found.append(ChangedMeeple(cell, spots[0], letter, patch.x, patch.y, patch.area, large_chance(patch)))
+        found.append(ChangedMeeple(cell, spots[0], letter, patch.x, patch.y, large_chance(patch)))
     return found
 
 
@@ -110,6 +109,3 @@ class FirstSeen:
                 return tiles
         seen.append((patch_xy[0], patch_xy[1], tiles_now))
         return tiles_now
-
-    def forget(self, cell: Cell) -> None:
-        self._seen.pop(cell, None)
