@@ -4,6 +4,7 @@ fit with the tiles around, and real printed art read that way."""
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from pathlib import Path
 
 import cv2
@@ -13,11 +14,22 @@ import pytest
 from companion.cli import main
 from companion.errors import UserError
 from companion.games.starwars import models as starwars_models
-from companion.games.starwars.reader.board_read import read_board
-from companion.games.starwars.reader.box_read import BoxBars, narrow, read_against_box, side_fits, tile_type
+from companion.games.starwars.reader.board_read import checked_mat, read_board
+from companion.games.starwars.reader.box_read import (
+    BoxBars,
+    SecondLook,
+    look_at_cells,
+    narrow,
+    read_against_box,
+    second_look_at,
+    side_fits,
+    tile_type,
+)
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.gallery import GalleryMatch
+from companion.vision.lattice import find_lattice
+from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, photograph
 
 ROUTE_EW = parse_tile({"features": [{"kind": "route", "edges": "EW"}]})
@@ -69,6 +81,60 @@ def test_a_reading_is_sure_only_alike_enough_and_ahead_of_the_rest() -> None:
     assert by_cell[(5, 5)].tile is None and by_cell[(5, 5)].choices == (ROUTE_EW, ROUTE_NS)
     low = read_against_box({(0, 0): match((PLANET, 0.65))}, bars)
     assert low[0].tile is None  # alone, but not alike enough to be sure
+
+
+def test_a_close_reading_is_sure_when_grey_and_colours_both_agree_on_it() -> None:
+    bars = BoxBars(sure_score=0.7, sure_margin=0.08, agreed_grey=0.03, agreed_colour=0.03)
+    close = {(5, 5): match((ROUTE_EW, 0.9), (ROUTE_NS, 0.86))}
+    asked: list[tuple[tuple[int, int], frozenset[Tile]]] = []
+
+    def looks(grey: float, colour: float) -> SecondLook:
+        def look(cell: tuple[int, int], ways: Collection[Tile]) -> dict[Tile, tuple[float, float]]:
+            asked.append((cell, frozenset(ways)))
+            return {ROUTE_EW: (0.8, 0.6), ROUTE_NS: (0.8 - grey, 0.6 - colour)}
+
+        return look
+
+    (agreed,) = read_against_box(close, bars, second_look=looks(0.1, 0.05))
+    assert agreed.tile == ROUTE_EW and agreed.agreed
+    assert asked == [((5, 5), frozenset({ROUTE_EW, ROUTE_NS}))]  # only the candidates left
+    for grey, colour in ((0.1, 0.01), (0.01, 0.1), (-0.1, 0.2)):  # one of them short: asked
+        (unsure,) = read_against_box(close, bars, second_look=looks(grey, colour))
+        assert unsure.tile is None and not unsure.agreed
+    # a cell far enough ahead, or not alike enough, is not looked at again
+    asked.clear()
+    read_against_box({(0, 0): match((PLANET, 0.92), (ROUTE_NS, 0.5))}, bars, second_look=looks(-1, -1))
+    read_against_box({(0, 0): match((PLANET, 0.65), (ROUTE_NS, 0.6))}, bars, second_look=looks(1, 1))
+    assert asked == []
+
+
+@pytest.mark.skipif(art_missing() is not None, reason=art_missing() or "")
+def test_the_gallery_s_second_look_prefers_the_tile_that_lies_there() -> None:
+    box = tile_gallery()
+    enrol_box(box)
+    rng = random.Random("test-second-look")
+    laid = deal_board(rng, 12)
+    photo = photograph(rng, laid)
+    located = checked_mat(photo)
+    assert located.homography is not None
+    view = Rectifier().rectify(photo, located.homography)
+    found = find_lattice(view)
+    assert found is not None
+    lattice, cells = found
+    matches, _ = look_at_cells(box, view, lattice, cells)
+    look = second_look_at(box, view, lattice)
+    checked = 0
+    for cell, found_match in matches.items():
+        if found_match is None or found_match.score < 0.8 or len(found_match.ranked) < 2:
+            continue
+        best, rival = found_match.ranked[0][0], found_match.ranked[1][0]
+        looks = look(cell, [best, rival])
+        assert set(looks) == {best, rival}
+        assert all(-1.0 <= value <= 1.0 for pair in looks.values() for value in pair)
+        # the way the likeness is sure of fits better by grey or by colour than its runner-up
+        assert looks[best][0] > looks[rival][0] or looks[best][1] > looks[rival][1]
+        checked += 1
+    assert checked >= 6
 
 
 @pytest.mark.skipif(art_missing() is not None, reason=art_missing() or "")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, Self, TypeVar
@@ -551,6 +551,27 @@ class Gallery(Generic[L]):
         rivals = [fit for tile, fit in colour.items() if tile != verdict.tile]
         colour_margin = colour[verdict.tile] - max(rivals, default=-1.0)
         return dataclasses.replace(verdict, layout_margin=layout_margin, colour_margin=colour_margin)
+
+    def second_look(self, window: np.ndarray, ways: Collection[L]) -> dict[L, tuple[float, float]]:
+        """How well each of ``ways`` fits a camera window by its grey picture and by its
+        colours (each at its best picture and place, -1 to 1): what tells close rivals apart
+        when the likeness cannot. A way the gallery has no picture of is left out."""
+        check_window(window)
+        with self._lock:
+            tiles, colours = list(self._tiles), list(self._colours)
+            _, _, units = self._kept()
+        wanted = set(ways)
+        candidates = [k for k, tile in enumerate(tiles) if tile in wanted]
+        if not candidates:
+            return {}
+        found = corners_for(aligner(window), units[candidates])
+        seen = colour_aligner(window)
+        looks: dict[L, tuple[float, float]] = {}
+        for k, (_, grey) in zip(candidates, found, strict=True):
+            colour = colour_fit(seen, colours[k], FIND_PX)
+            kept = looks.get(tiles[k], (-1.0, -1.0))
+            looks[tiles[k]] = (max(kept[0], grey), max(kept[1], colour))
+        return looks
 
     def match_square(
         self, square: np.ndarray, allowed: Callable[[L], bool] | None = None, rivals: Iterable[L] = ()

@@ -20,6 +20,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from companion.games.base import Cell
@@ -27,8 +28,10 @@ from companion.games.starwars.reader.board_read import checked_mat
 from companion.games.starwars.reader.box_read import (
     SHIPPED,
     BoxBars,
+    SecondLook,
     look_at_cells,
     read_against_box,
+    second_look_at,
     tile_type,
 )
 from companion.games.starwars.reader.gallery import tile_gallery
@@ -51,6 +54,7 @@ class Table:
     laid: dict[Cell, Tile]  # in the lattice's numbering
     matches: dict[Cell, GalleryMatch[Tile] | None]
     printed: set[Cell]  # cells where printed texture lies
+    second_look: SecondLook | None = None  # remembers its answers: the grid asks again and again
 
 
 @dataclass
@@ -91,6 +95,15 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
         return Table({}, {}, set())
     lattice, cells = found
     matches, printed = look_at_cells(gallery, view, lattice, cells)
+    look = second_look_at(gallery, view, lattice)
+    looked: dict[tuple[Cell, frozenset[Tile]], Mapping[Tile, tuple[float, float]]] = {}
+
+    def remembered(cell: Cell, ways: Collection[Tile]) -> Mapping[Tile, tuple[float, float]]:
+        key = (cell, frozenset(ways))
+        if key not in looked:
+            looked[key] = look(cell, ways)
+        return looked[key]
+
     # the lattice numbers its own cells: the shift that lines up most best matches is its numbering
     votes = [
         (cell[0] - at[0], cell[1] - at[1])
@@ -100,12 +113,16 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
         if tile.tile == match.tile
     ]
     dx, dy = statistics.mode(votes) if votes else (0, 0)
-    return Table({(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}, matches, printed)
+    laid_here = {(x + dx, y + dy): tile.tile for (x, y), tile in laid.items()}
+    return Table(laid_here, matches, printed, remembered)
 
 
-def count(table: Table, bars: BoxBars, box_counts: dict[Tile, int] | None = None) -> Counts:
+def count(
+    table: Table, bars: BoxBars, box_counts: dict[Tile, int] | None = None, second_look: bool = True
+) -> Counts:
     counts = Counts(laid=len(table.laid))
-    read = read_against_box(table.matches, bars, table.printed, box_counts)
+    look = table.second_look if second_look else None
+    read = read_against_box(table.matches, bars, table.printed, box_counts, look)
     readings = {reading.cell: reading for reading in read}
     for cell, truth in table.laid.items():
         reading = readings.get(cell)
@@ -124,10 +141,12 @@ def count(table: Table, bars: BoxBars, box_counts: dict[Tile, int] | None = None
     return counts
 
 
-def total(tables: list[Table], bars: BoxBars, box_counts: dict[Tile, int] | None = None) -> Counts:
+def total(
+    tables: list[Table], bars: BoxBars, box_counts: dict[Tile, int] | None = None, second_look: bool = True
+) -> Counts:
     counts = Counts()
     for table in tables:
-        counts.add(count(table, bars, box_counts))
+        counts.add(count(table, bars, box_counts, second_look))
     return counts
 
 
@@ -164,6 +183,8 @@ def main() -> int:
         print(f"\rtable {k + 1}/{args.tables} read ({took:.0f} s)", end="", file=sys.stderr)
     print(file=sys.stderr)
     print(f"shipped bars {SHIPPED}: {total(tables, SHIPPED).line()}")
+    alone = total(tables, SHIPPED, second_look=False)
+    print(f"shipped bars, the likeness alone (no second look): {alone.line()}")
     if args.counts:
         print(f"shipped bars, with the box's counts: {total(tables, SHIPPED, counts_of_box()).line()}")
     rows = []

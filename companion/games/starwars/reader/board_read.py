@@ -14,7 +14,12 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.games.base import Cell
-from companion.games.starwars.reader.box_read import BoxReading, look_at_cells, read_against_box
+from companion.games.starwars.reader.box_read import (
+    BoxReading,
+    look_at_cells,
+    read_against_box,
+    second_look_at,
+)
 from companion.games.starwars.spots import feature_letter
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.vision.frames import check_frame
@@ -99,7 +104,8 @@ def read_located(
     from_box: dict[Cell, BoxReading] = {}
     if box is not None:
         matches, printed = look_at_cells(box, view, lattice, cells)
-        read = read_against_box(matches, printed=printed, counts=counts)
+        look = second_look_at(box, view, lattice)
+        read = read_against_box(matches, printed=printed, counts=counts, second_look=look)
         from_box = {reading.cell: reading for reading in read}
     labels = model.labels
     for reading in model.read(view, lattice, cells):
