@@ -4,7 +4,7 @@ fit with the tiles around, and real printed art read that way."""
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -17,7 +17,7 @@ from companion.games.starwars import models as starwars_models
 from companion.games.starwars.reader.board_read import checked_mat, read_board
 from companion.games.starwars.reader.box_read import (
     BoxBars,
-    SecondLook,
+    LookAgain,
     look_at_cells,
     narrow,
     read_against_box,
@@ -27,7 +27,7 @@ from companion.games.starwars.reader.box_read import (
 )
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import GalleryMatch
+from companion.vision.gallery import GalleryMatch, SecondLook
 from companion.vision.lattice import find_lattice
 from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, photograph
@@ -83,28 +83,35 @@ def test_a_reading_is_sure_only_alike_enough_and_ahead_of_the_rest() -> None:
     assert low[0].tile is None  # alone, but not alike enough to be sure
 
 
-def test_a_close_reading_is_sure_when_grey_and_colours_both_agree_on_it() -> None:
-    bars = BoxBars(sure_score=0.7, sure_margin=0.08, agreed_grey=0.03, agreed_colour=0.03)
+def test_a_close_reading_is_sure_when_the_second_look_agrees_on_it() -> None:
+    bars = BoxBars(sure_score=0.7, sure_margin=0.08, agreed_grey=0.03, agreed_colour=0.03, apart=0.1)
     close = {(5, 5): match((ROUTE_EW, 0.9), (ROUTE_NS, 0.86))}
-    asked: list[tuple[tuple[int, int], frozenset[Tile]]] = []
+    asked: list[tuple[tuple[int, int], tuple[Tile, ...]]] = []
 
-    def looks(grey: float, colour: float) -> SecondLook:
-        def look(cell: tuple[int, int], ways: Collection[Tile]) -> dict[Tile, tuple[float, float]]:
-            asked.append((cell, frozenset(ways)))
-            return {ROUTE_EW: (0.8, 0.6), ROUTE_NS: (0.8 - grey, 0.6 - colour)}
+    def looks(grey: float, colour: float, nearer: float = 0.0) -> LookAgain:
+        def look(cell: tuple[int, int], ways: Sequence[Tile]) -> SecondLook[Tile]:
+            asked.append((cell, tuple(ways)))
+            return SecondLook(
+                {ROUTE_EW: 0.8, ROUTE_NS: 0.8 - grey},
+                {ROUTE_EW: 0.6, ROUTE_NS: 0.6 - colour},
+                {ROUTE_NS: nearer},
+            )
 
         return look
 
     (agreed,) = read_against_box(close, bars, second_look=looks(0.1, 0.05))
     assert agreed.tile == ROUTE_EW and agreed.agreed
-    assert asked == [((5, 5), frozenset({ROUTE_EW, ROUTE_NS}))]  # only the candidates left
-    for grey, colour in ((0.1, 0.01), (0.01, 0.1), (-0.1, 0.2)):  # one of them short: asked
-        (unsure,) = read_against_box(close, bars, second_look=looks(grey, colour))
+    assert asked == [((5, 5), (ROUTE_EW, ROUTE_NS))]  # the candidates left, the best first
+    # grey and colours a little ahead, and clearly nearer where the two pictures differ
+    (apart,) = read_against_box(close, bars, second_look=looks(0.01, 0.01, nearer=0.3))
+    assert apart.tile == ROUTE_EW and apart.agreed
+    for grey, colour, nearer in ((0.1, 0.01, 0.0), (0.01, 0.1, 0.05), (-0.01, 0.2, 0.5), (0.2, -0.01, 0.5)):
+        (unsure,) = read_against_box(close, bars, second_look=looks(grey, colour, nearer))
         assert unsure.tile is None and not unsure.agreed
     # a cell far enough ahead, or not alike enough, is not looked at again
     asked.clear()
     read_against_box({(0, 0): match((PLANET, 0.92), (ROUTE_NS, 0.5))}, bars, second_look=looks(-1, -1))
-    read_against_box({(0, 0): match((PLANET, 0.65), (ROUTE_NS, 0.6))}, bars, second_look=looks(1, 1))
+    read_against_box({(0, 0): match((PLANET, 0.65), (ROUTE_NS, 0.6))}, bars, second_look=looks(1, 1, 1))
     assert asked == []
 
 
@@ -122,19 +129,24 @@ def test_the_gallery_s_second_look_prefers_the_tile_that_lies_there() -> None:
     assert found is not None
     lattice, cells = found
     matches, _ = look_at_cells(box, view, lattice, cells)
-    look = second_look_at(box, view, lattice)
+    look_again = second_look_at(box, view, lattice)
     checked = 0
     for cell, found_match in matches.items():
         if found_match is None or found_match.score < 0.8 or len(found_match.ranked) < 2:
             continue
         best, rival = found_match.ranked[0][0], found_match.ranked[1][0]
-        looks = look(cell, [best, rival])
-        assert set(looks) == {best, rival}
-        assert all(-1.0 <= value <= 1.0 for pair in looks.values() for value in pair)
-        # the way the likeness is sure of fits better by grey or by colour than its runner-up
-        assert looks[best][0] > looks[rival][0] or looks[best][1] > looks[rival][1]
+        look = look_again(cell, [best, rival])
+        assert look is not None and set(look.grey) == set(look.colour) == {best, rival}
+        assert set(look.nearer) == {rival}
+        values = [*look.grey.values(), *look.colour.values(), *look.nearer.values()]
+        assert all(-1.0 <= value <= 1.0 for value in values)
+        # the way the likeness is sure of is nearer the window where the two differ than its rival
+        assert look.nearer[rival] > 0
         checked += 1
     assert checked >= 6
+    unknown = PLANET  # a planet alone, on bare space
+    assert unknown not in box.ways()  # a way the box has no picture of: no second look
+    assert look_again(cells[0], [unknown, found_match.ranked[0][0]]) is None
 
 
 @pytest.mark.skipif(art_missing() is not None, reason=art_missing() or "")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, Self, TypeVar
@@ -32,6 +32,7 @@ from companion.vision.gallery_cache import cache_path, load_vectors, picture_key
 from companion.vision.gallery_files import PICTURE_SUFFIXES, cleaned_name, read_folder
 from companion.vision.likeness import Likeness, shared_likeness
 from companion.vision.mat import CROP_PX, TILE_PX
+from companion.vision.second_look import nearer, planes
 
 # A match this alike, and this much more alike than any other way of lying the rules allow, is
 # sure. Set on the held-out styles of the third family of art (models/starwars/gallery.md): there, no
@@ -174,6 +175,18 @@ class GalleryMatch(Generic[L]):
         """Whether the window is at least ``score`` alike to one of the tile's pictures itself,
         and ``margin`` above the nearest picture of any other way."""
         return self.copy_score >= score and self.copy_score - self.copy_runner_up >= margin
+
+
+@dataclass(frozen=True)
+class SecondLook(Generic[L]):
+    """How some ways of lying fit a camera window by other means than the likeness: what tells
+    close rivals apart when it cannot (``Gallery.second_look``)."""
+
+    grey: dict[L, float]  # each way's grey picture's fit, at its best picture and place, -1 to 1
+    colour: dict[L, float]  # and its colours' (colour_fit.py)
+    # for each way after the first, how much nearer the window is to the first than to it where
+    # their pictures differ, -1 to 1 (second_look.py)
+    nearer: dict[L, float]
 
 
 def edges(image: np.ndarray) -> np.ndarray:
@@ -552,26 +565,41 @@ class Gallery(Generic[L]):
         colour_margin = colour[verdict.tile] - max(rivals, default=-1.0)
         return dataclasses.replace(verdict, layout_margin=layout_margin, colour_margin=colour_margin)
 
-    def second_look(self, window: np.ndarray, ways: Collection[L]) -> dict[L, tuple[float, float]]:
-        """How well each of ``ways`` fits a camera window by its grey picture and by its
-        colours (each at its best picture and place, -1 to 1): what tells close rivals apart
-        when the likeness cannot. A way the gallery has no picture of is left out."""
+    def second_look(self, window: np.ndarray, ways: Sequence[L]) -> SecondLook[L] | None:
+        """Other ways than the likeness of telling ``ways`` apart in a camera window, the first
+        of them against each of the others (``SecondLook``); None when the gallery has no
+        picture of one of them."""
         check_window(window)
         with self._lock:
-            tiles, colours = list(self._tiles), list(self._colours)
+            tiles, colours, aligners = list(self._tiles), list(self._colours), list(self._aligners)
             _, _, units = self._kept()
         wanted = set(ways)
         candidates = [k for k, tile in enumerate(tiles) if tile in wanted]
-        if not candidates:
-            return {}
-        found = corners_for(aligner(window), units[candidates])
-        seen = colour_aligner(window)
-        looks: dict[L, tuple[float, float]] = {}
-        for k, (_, grey) in zip(candidates, found, strict=True):
-            colour = colour_fit(seen, colours[k], FIND_PX)
-            kept = looks.get(tiles[k], (-1.0, -1.0))
-            looks[tiles[k]] = (max(kept[0], grey), max(kept[1], colour))
-        return looks
+        if {tiles[k] for k in candidates} != wanted:
+            return None
+        seen_grey = aligner(window)
+        found = corners_for(seen_grey, units[candidates])
+        seen_colour = colour_aligner(window)
+        grey: dict[L, float] = {}
+        colour: dict[L, float] = {}
+        best: dict[L, tuple[int, tuple[int, int]]] = {}  # each way's best-fitting picture, and where
+        for k, (place, fit) in zip(candidates, found, strict=True):
+            tile = tiles[k]
+            if fit > grey.get(tile, -np.inf):
+                grey[tile] = fit
+                best[tile] = (k, place)
+            colour[tile] = max(colour.get(tile, -1.0), colour_fit(seen_colour, colours[k], FIND_PX))
+
+        def pair(tile: L) -> tuple[np.ndarray, np.ndarray]:
+            k, (x, y) = best[tile]
+            square = planes(
+                seen_grey[y : y + TILE_PX, x : x + TILE_PX], seen_colour[:, y : y + TILE_PX, x : x + TILE_PX]
+            )
+            return planes(aligners[k], colours[k]), square
+
+        first = pair(ways[0])
+        near = {tile: nearer(first, pair(tile)) for tile in ways[1:]}
+        return SecondLook(grey, colour, near)
 
     def match_square(
         self, square: np.ndarray, allowed: Callable[[L], bool] | None = None, rivals: Iterable[L] = ()

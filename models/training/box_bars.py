@@ -20,7 +20,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from companion.games.base import Cell
@@ -28,7 +28,7 @@ from companion.games.starwars.reader.board_read import checked_mat
 from companion.games.starwars.reader.box_read import (
     SHIPPED,
     BoxBars,
-    SecondLook,
+    LookAgain,
     look_at_cells,
     read_against_box,
     second_look_at,
@@ -36,7 +36,7 @@ from companion.games.starwars.reader.box_read import (
 )
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import Gallery, GalleryMatch
+from companion.vision.gallery import Gallery, GalleryMatch, SecondLook
 from companion.vision.lattice import find_lattice
 from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, load_box, photograph
@@ -54,7 +54,7 @@ class Table:
     laid: dict[Cell, Tile]  # in the lattice's numbering
     matches: dict[Cell, GalleryMatch[Tile] | None]
     printed: set[Cell]  # cells where printed texture lies
-    second_look: SecondLook | None = None  # remembers its answers: the grid asks again and again
+    second_look: LookAgain | None = None  # remembers its answers: the grid asks again and again
 
 
 @dataclass
@@ -96,10 +96,10 @@ def photographed_table(seed: int, tiles: int, gallery: Gallery[Tile]) -> Table:
     lattice, cells = found
     matches, printed = look_at_cells(gallery, view, lattice, cells)
     look = second_look_at(gallery, view, lattice)
-    looked: dict[tuple[Cell, frozenset[Tile]], Mapping[Tile, tuple[float, float]]] = {}
+    looked: dict[tuple[Cell, tuple[Tile, ...]], SecondLook[Tile] | None] = {}
 
-    def remembered(cell: Cell, ways: Collection[Tile]) -> Mapping[Tile, tuple[float, float]]:
-        key = (cell, frozenset(ways))
+    def remembered(cell: Cell, ways: Sequence[Tile]) -> SecondLook[Tile] | None:
+        key = (cell, tuple(ways))
         if key not in looked:
             looked[key] = look(cell, ways)
         return looked[key]

@@ -12,7 +12,7 @@ a tile of the box (felt, a die, a hand).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,18 +20,20 @@ import numpy as np
 from companion.games.base import Cell
 from companion.games.carcassonne.geometry import OFFSETS
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import CHOICES, Gallery, GalleryMatch
+from companion.vision.gallery import CHOICES, Gallery, GalleryMatch, SecondLook
 from companion.vision.lattice import Lattice, crop, looks_printed
 
 # Likeness bars (models/training/box_bars.py on tile-art-dev tables, docs/vision.md "Reading
 # against your box"): a window less like every picture than ``not_a_tile`` holds no tile of the
 # box; candidates are the ways within ``window`` of the best; a reading is sure when its best
 # candidate left reaches ``sure_score`` and is ``sure_margin`` ahead of the next left, or, less far
-# ahead, when its grey picture and its colours each fit the window ``agreed_grey`` and
-# ``agreed_colour`` better than every other candidate left's (three ways of comparing agree).
-# The agreement bars were set on the 12 tables the others were chosen on: there every cell so
-# read was right (its grey at least 0.069 and its colours 0.053 ahead), and the one cell whose
-# best candidate was wrong had both behind (-0.11 and -0.05).
+# ahead, when a second look puts it ahead of each other candidate left: its grey picture and
+# its colours each fit the window ``agreed_grey`` and ``agreed_colour`` better, or both fit
+# better however little and the window is ``apart`` nearer it where the two pictures differ.
+# These bars were set on the 12 tables the others were chosen on: there every close cell whose
+# best was the tile laid had its grey at least 0.069 and its colours 0.053 ahead, or was at
+# least 0.249 nearer where they differ; the one whose best was wrong had all three behind
+# (-0.11, -0.05 and -0.07).
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class BoxBars:
     sure_margin: float = 0.08
     agreed_grey: float = 0.03
     agreed_colour: float = 0.03
+    apart: float = 0.1
 
     def sure(self, score: float, margin: float) -> bool:
         """Whether a reading this alike, this far ahead of the next way left, is sure."""
@@ -61,12 +64,12 @@ class BoxReading:
     choices: tuple[Tile, ...]  # the candidates left, likeliest first: what to offer a person
     fits_neighbours: bool  # False when no candidate fitted the cells around it
     in_box: bool = True  # False when something printed lies there like no picture of the box
-    agreed: bool = False  # sure less far ahead, as its grey picture and colours agree (SecondLook)
+    agreed: bool = False  # sure less far ahead, as the second look agrees (LookAgain)
 
 
-# How each of some ways of lying fits a cell's window by its grey picture and by its colours
-# (Gallery.second_look): asked only of cells the likeness leaves close.
-SecondLook = Callable[[Cell, Collection[Tile]], Mapping[Tile, tuple[float, float]]]
+# The box's second look at a cell's window (Gallery.second_look), the first of some ways of
+# lying against the others: taken only of cells the likeness leaves close.
+LookAgain = Callable[[Cell, Sequence[Tile]], SecondLook[Tile] | None]
 
 
 def side_fits(tile: Tile, side: int, other: Tile) -> bool:
@@ -119,17 +122,21 @@ def _sure(left: list[tuple[Tile, float]], bars: BoxBars) -> bool:
     return bars.sure(score, score - left[1][1] if len(left) > 1 else 1.0)
 
 
-def _agreed(left: list[tuple[Tile, float]], looks: Mapping[Tile, tuple[float, float]], bars: BoxBars) -> bool:
-    """Whether the best candidate left fits by its grey picture and its colours each by the
-    bars better than every other candidate left."""
-    best = looks.get(left[0][0])
-    if best is None:
+def _agreed(left: list[tuple[Tile, float]], look: SecondLook[Tile] | None, bars: BoxBars) -> bool:
+    """Whether the second look puts the best candidate left ahead of every other one left:
+    by its grey picture and its colours each by the bars, or by both however little and
+    ``apart`` nearer where the two pictures differ."""
+    if look is None:
         return False
-    others = [looks.get(tile, (1.0, 1.0)) for tile, _ in left[1:]]  # a way not looked at wins
-    return all(
-        best[0] - grey >= bars.agreed_grey and best[1] - colour >= bars.agreed_colour
-        for grey, colour in others
-    )
+    best = left[0][0]
+    for rival, _ in left[1:]:
+        grey = look.grey[best] - look.grey[rival]
+        colour = look.colour[best] - look.colour[rival]
+        both = grey >= bars.agreed_grey and colour >= bars.agreed_colour
+        where_apart = grey > 0 and colour > 0 and look.nearer[rival] >= bars.apart
+        if not (both or where_apart):
+            return False
+    return True
 
 
 def _within_counts(
@@ -175,7 +182,7 @@ def read_against_box(
     bars: BoxBars = SHIPPED,
     printed: Collection[Cell] = (),
     counts: Mapping[Tile, int] | None = None,
-    second_look: SecondLook | None = None,
+    second_look: LookAgain | None = None,
 ) -> list[BoxReading]:
     """The readings of the cells whose windows the gallery matched. A cell no picture is like
     holds no tile of the box and is left out, unless it is among ``printed`` (cells where
@@ -236,10 +243,10 @@ def look_at_cells(
     return matches, {cell for cell, window in windows.items() if looks_printed(window)}
 
 
-def second_look_at(box: Gallery[Tile], view: np.ndarray, lattice: Lattice) -> SecondLook:
-    """The box's second look at the cells of the rectified ``view`` (``SecondLook``)."""
+def second_look_at(box: Gallery[Tile], view: np.ndarray, lattice: Lattice) -> LookAgain:
+    """The box's second look at the cells of the rectified ``view`` (``LookAgain``)."""
 
-    def look(cell: Cell, ways: Collection[Tile]) -> Mapping[Tile, tuple[float, float]]:
+    def look(cell: Cell, ways: Sequence[Tile]) -> SecondLook[Tile] | None:
         return box.second_look(crop(view, lattice.centre(cell)), ways)
 
     return look
