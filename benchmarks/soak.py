@@ -238,7 +238,11 @@ def main() -> int:
     parser.add_argument("--tiles", type=int, default=None, help="tiles a game (default: whole games)")
     parser.add_argument("--phones", type=int, default=6)
     parser.add_argument("--every", type=float, default=2.0, help="seconds between samples")
-    parser.add_argument("--warm-up", type=int, default=3, help="games of each run before the baseline")
+    # the service's memory climbs over its first 15 to 20 games (caches filling, the allocator's
+    # arenas settling) and then holds: benchmarks/README.md, runs 4-6
+    parser.add_argument(
+        "--warm-up", type=int, default=20, help="games of each run before the baseline (default 20)"
+    )
     parser.add_argument("--trend", type=float, default=1.0, help="MiB per 10 games allowed")
     parser.add_argument("--floor-rise", type=float, default=10.0, help="MiB above the first tenth allowed")
     parser.add_argument("--state", type=Path, default=STATE, help="the soak's folder, kept between runs")
