@@ -214,11 +214,14 @@ def test_the_tracker_records_a_gallery_reading_by_the_box_s_bars_only_against_an
 
     gallery = tile_gallery()
     learning = TileLearning(gallery, ROUTE_EW)
-    fair = GalleryMatch(PLANET, 0.75, 0.6)  # short of the gallery's own bars, within the box's
-    close = GalleryMatch(PLANET, 0.75, 0.7)
+    # short of the gallery's own bars, within the box's, the colours agreeing
+    fair = GalleryMatch(PLANET, 0.75, 0.6, colour_margin=0.05)
+    close = GalleryMatch(PLANET, 0.75, 0.7, colour_margin=0.05)
+    colours_against = GalleryMatch(PLANET, 0.75, 0.6, colour_margin=-0.02)
     assert not fair.sure and not learning.sure(fair)
     gallery.add(tile_picture(PLANET, 10_001, 96), PLANET, f"{ENROLLED}-planet")
     assert learning.sure(fair) and not learning.sure(close)
+    assert not learning.sure(colours_against)
 
 
 def test_the_simulator_draws_a_printed_box_s_scan_turned_as_the_tile_lies() -> None:

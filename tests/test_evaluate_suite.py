@@ -41,6 +41,8 @@ def test_the_enrolled_gallery_holds_one_picture_of_each_type(art: str) -> None:
     styles, _ = ARTS[art]
     gallery = enrolled_gallery(styles[0])
     assert len(gallery) == len(load_catalog().tiles)
+    # named as `companion enroll` names them, so that the games read as the product reads them
+    assert gallery.enrolled()
 
 
 def test_a_box_laid_out_under_the_camera_is_enrolled_as_described() -> None:

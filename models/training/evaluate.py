@@ -50,7 +50,7 @@ from companion.games.starwars.reader.tracker import ACCEPT
 from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import Gallery, GalleryMatch
+from companion.vision.gallery import ENROLLED, Gallery, GalleryMatch
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX, PX_PER_MM, TILE_PX
 from companion.vision.reader import CellModel
@@ -145,7 +145,8 @@ def enrolled_gallery(style: int) -> Gallery[Tile]:
     """What ``companion enroll`` makes of one picture per catalog tile type, in art ``style``."""
     gallery = tile_gallery()
     for picture, entry in zip(enrolment_pictures(style), load_catalog().tiles, strict=True):
-        gallery.add(picture, entry.tile)
+        # named as `companion enroll` names them: the tracker then knows the box is enrolled
+        gallery.add(picture, entry.tile, name=f"{ENROLLED}-{entry.name}")
     return gallery
 
 
