@@ -157,7 +157,8 @@ class TileLearning:
     def sure(self, match: GalleryMatch[Tile]) -> bool:
         """Whether a gallery reading may be recorded: by the gallery's own bars, or, against an
         enrolled box, by the bars `board read` holds a box reading to (box_read.SHIPPED), the
-        rules having narrowed the ways to those that fit the board."""
+        rules having narrowed the ways to those that fit the board, with the colours not
+        favouring a close rival (COLOURS_AGREE)."""
         if match.sure:
             return True
         if not self.gallery.enrolled() or not match.whole_box:
