@@ -80,6 +80,11 @@ ENROLLED = "enrolled"
 LOAD_BATCH = 16  # pictures turned into vectors at once when a gallery folder is read
 
 
+def enrolled_name(name: str) -> str:
+    """The name a picture of an enrolled box is kept under: what ``Gallery.enrolled`` looks for."""
+    return f"{ENROLLED}-{name}"
+
+
 class Lying(Hashable, Protocol):
     """A tile as it lies, as a gallery picture is labelled (equal when it lies the same way)."""
 

@@ -50,7 +50,7 @@ from companion.games.starwars.reader.tracker import ACCEPT
 from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import ENROLLED, Gallery, GalleryMatch
+from companion.vision.gallery import Gallery, GalleryMatch, enrolled_name
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX, PX_PER_MM, TILE_PX
 from companion.vision.reader import CellModel
@@ -146,7 +146,7 @@ def enrolled_gallery(style: int) -> Gallery[Tile]:
     gallery = tile_gallery()
     for picture, entry in zip(enrolment_pictures(style), load_catalog().tiles, strict=True):
         # named as `companion enroll` names them: the tracker then knows the box is enrolled
-        gallery.add(picture, entry.tile, name=f"{ENROLLED}-{entry.name}")
+        gallery.add(picture, entry.tile, name=enrolled_name(entry.name))
     return gallery
 
 

@@ -23,7 +23,7 @@ from companion.games.starwars.board import Board
 from companion.games.starwars.catalog import Catalog, CatalogTile
 from companion.games.starwars.sim.render import Camera, PlacedTile, Renderer, Scene, register_printed_box
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import ENROLLED, Gallery
+from companion.vision.gallery import Gallery, enrolled_name
 from companion.vision.mat import STANDARD_MAT
 from models.training.cell_data import HELD_OUT_CAMERAS
 
@@ -141,4 +141,4 @@ def enrol_box(gallery: Gallery[Tile]) -> None:
     """One picture per type into ``gallery``, as ``companion enroll`` keeps it: the scan,
     upright, with its tile."""
     for kind in load_box():
-        gallery.add(kind.picture, kind.tile, f"{ENROLLED}-{kind.name}")
+        gallery.add(kind.picture, kind.tile, enrolled_name(kind.name))

@@ -103,7 +103,7 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.reader.box_counts import label_counts, save_counts
     from companion.games.starwars.reader.gallery import tile_gallery
     from companion.games.starwars.tiles import parse_tile
-    from companion.vision.gallery import ENROLLED, flat_picture
+    from companion.vision.gallery import enrolled_name, flat_picture
     from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
 
     source = Path(args.folder)
@@ -129,7 +129,7 @@ def _enroll(args: argparse.Namespace) -> int:
             bad.append(f"{name}: one flat colour, no tile in it: take the picture again, the tile filling it")
             continue
         try:
-            gallery.add(picture, tile, name=f"{ENROLLED}-{name}")
+            gallery.add(picture, tile, name=enrolled_name(name))
         except ValueError as error:
             bad.append(f"{name}: {error}")
             continue
