@@ -15,8 +15,8 @@ from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import flat_picture
 from companion.vision.gallery_files import gallery_folder
+from companion.vision.tile_window import flat_picture
 from models.training.cell_data import random_unknown_tile
 
 STYLE = BoxStyle.from_seed(BOX_STYLES[1])

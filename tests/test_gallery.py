@@ -28,7 +28,6 @@ from companion.vision.gallery import (
     AGREED_SCORE,
     CHOICES,
     ENROLLED,
-    FIND_PX,
     LAYOUT_MARGIN,
     MATCH_MARGIN,
     MATCH_SURE,
@@ -37,12 +36,12 @@ from companion.vision.gallery import (
     SEEN_COPY,
     SEEN_COPY_MARGIN,
     GalleryMatch,
-    square_of_picture,
 )
 from companion.vision.gallery_files import read_folder
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
 from companion.vision.reader import CellReading, SpotReading
+from companion.vision.tile_window import FIND_PX, square_of_picture
 from companion.vision.watcher import Observation
 
 LABELS = TileLabels.load(starwars_models.cells_path().with_suffix(".labels.json"))

@@ -12,10 +12,10 @@ import pytest
 from companion.games.starwars import models as starwars_models
 from companion.games.starwars.art.box import BOX_STYLES, BoxStyle, draw_box_tile
 from companion.games.starwars.reader.gallery import tile_gallery
-from companion.vision.gallery import square_of_picture
 from companion.vision.gallery_cache import SUFFIX, picture_key
 from companion.vision.gallery_views import VIEWS, views
 from companion.vision.likeness import Likeness
+from companion.vision.tile_window import square_of_picture
 from tests.test_gallery import START, box_picture, distinct_tiles, window_of
 
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.sim.render import tile_picture
-from companion.vision.gallery import square_of_picture, tile_of_window
 from companion.vision.mat import CROP_PX, TILE_PX
+from companion.vision.tile_window import square_of_picture, tile_of_window
 from models.training.cell_data import (
     MARGIN,
     board_sample,

@@ -103,8 +103,9 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.games.starwars.reader.box_counts import label_counts, save_counts
     from companion.games.starwars.reader.gallery import tile_gallery
     from companion.games.starwars.tiles import parse_tile
-    from companion.vision.gallery import enrolled_name, flat_picture
+    from companion.vision.gallery import enrolled_name
     from companion.vision.gallery_files import PICTURE_SUFFIXES, gallery_folder, read_folder
+    from companion.vision.tile_window import flat_picture
 
     source = Path(args.folder)
     if not source.is_dir():

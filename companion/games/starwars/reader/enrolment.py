@@ -29,10 +29,11 @@ from companion.games.base import Cell
 from companion.games.starwars.reader.box_counts import load_counts, save_counts
 from companion.games.starwars.reader.box_read import tile_type
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import ENROLLED, Gallery, tile_of_window
+from companion.vision.gallery import ENROLLED, Gallery
 from companion.vision.lattice import crop, find_lattice
 from companion.vision.mat import STANDARD_MAT, TILE_PX, MatSpec
 from companion.vision.rectify import Rectifier
+from companion.vision.tile_window import tile_of_window
 from companion.vision.watcher import Observation, SettledScenes
 
 # Mean absolute difference (0-255) of two blurred pictures of the tile at a place above which

@@ -20,8 +20,9 @@ from companion.games.starwars.reader.art_trust import ArtTrust
 from companion.games.starwars.reader.box_read import SHIPPED as BOX_BARS
 from companion.games.starwars.reader.box_read import tile_type
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import Gallery, GalleryMatch, same_sight
+from companion.vision.gallery import Gallery, GalleryMatch
 from companion.vision.lattice import looks_printed
+from companion.vision.tile_window import same_sight
 
 # A tile's window this alike to the one the camera read it from still shows that tile, whatever
 # the cell model says: on a box it never saw, the model takes many tiles for bare felt. In the
