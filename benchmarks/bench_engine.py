@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.sim.games import simulate_game
 from companion.record import dump_record, parse_record, replay
 

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from companion.games.base import IllegalEvent
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.events import MeeplePlaced, TilePlaced
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.sim.games import simulate_game
 from companion.games.starwars.tiles import AROUND, PLANET, SIDES
 

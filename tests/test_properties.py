@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.games.base import Cell, IllegalEvent
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, MeeplePlaced, TilePlaced
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.setup import SUPPLY
 from companion.games.starwars.sim.games import SimulatedGame, simulate_game
 from companion.games.starwars.tiles import AROUND, OFFSETS, PLANET, Tile

@@ -12,7 +12,7 @@ import pytest
 from companion.games.base import Cell, Player, Setup
 from companion.games.starwars import models as starwars_models
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.reader.meeple_events import (
     MEEPLE_ACCEPT,
     MEEPLE_ACCEPT_UNFAMILIAR,

@@ -11,36 +11,23 @@ Every check runs before anything changes: an illegal event leaves the game as it
 from __future__ import annotations
 
 import copy
-import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.games.base import Cell, Game, IllegalEvent, Moment, PlayerMoment, ScoreChange, Setup, leaders
+from companion.games.base import Cell, Game, IllegalEvent, Moment, ScoreChange, Setup, leaders
 from companion.games.shared_events import adjust_reason, describe_shared
 from companion.games.starwars import events as ev
-from companion.games.starwars import words
+from companion.games.starwars import view, words
 from companion.games.starwars.battle import Battle, Fighter, dice_for
 from companion.games.starwars.board import Board, Domain, Meeple
-from companion.games.starwars.drawing import board_svg
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.scoring import RULES, completed_score, final_score
 from companion.games.starwars.setup import (
-    FACTION_NAMES,
-    FACTION_OF_COLOUR,
     SUPPLY,
-    TILES_IN_BOX,
-    colour_of,
     fighters,
     parse_setup,
 )
 from companion.games.starwars.tiles import PLANET, SIDES, Tile
-
-
-class Phase(enum.Enum):
-    START = "start"  # waiting for the start tile
-    TILE = "tile"  # waiting for the next player's tile
-    MEEPLE = "meeple"  # a tile is down; its player may add a meeple
-    BATTLE = "battle"  # dice are awaited
-    OVER = "over"  # final scoring is done
 
 
 def _dice_word(count: int) -> str:
@@ -127,6 +114,14 @@ class StarWarsGame(Game):
     def next_player(self) -> str:
         """Whose tile comes next."""
         return self.players[self._turn % len(self.players)].name
+
+    def team_of(self, name: str) -> str | None:
+        """The team a player plays in (``teams`` variant), else None."""
+        return self._fighter_of[name].key if self.teams else None
+
+    def own_points(self, name: str) -> int:
+        """A player's own points; in ``teams`` their team's score adds its players' own."""
+        return self._points[name]
 
     def scores(self) -> dict[str, int]:
         if not self.teams:
@@ -522,26 +517,10 @@ class StarWarsGame(Game):
         turn has not closed yet this is a preview built for the question."""
         return self._battle_or_pending()
 
-    # --- the picture of the moment -------------------------------------------------------------
+    # --- the picture of the moment (view.py) --------------------------------------------------
 
     def picture(self, change: ScoreChange | None = None) -> str:
-        """The board as it is now; a score's cells are brought forward, and its meeples replace
-        the meeples now on it."""
-        highlight = change.cells if change is not None else ()
-        pieces: Sequence[Mapping[str, Any]] = ((change.detail or {}).get("meeples") or ()) if change else ()
-        colour = {p.name: colour_of(p) for p in self.players}
-        meeples = []
-        if pieces:
-            for piece in pieces:
-                cell = (piece["at"][0], piece["at"][1])
-                tile = self.board.tiles[cell]
-                spot = piece["feature"]
-                index = tile.planet_index if spot == PLANET else tile.side_feature[SIDES.index(spot)]
-                if index is not None and index >= 0:
-                    meeples.append((cell, index, colour[piece["player"]], piece["size"]))
-        else:
-            meeples = [(m.cell, m.feature_index, colour[m.player], m.size) for m in self.meeples_on_board()]
-        return board_svg(self.board.tiles, meeples, highlight)
+        return view.picture(self, change)
 
     def describe(self, event: ev.Event) -> str:
         if isinstance(event, ev.ScoreAdjusted | ev.GameEnded):
@@ -553,69 +532,7 @@ class StarWarsGame(Game):
         return leaders(self.scores(), self.players) if self.finished else []
 
     def moment(self) -> Moment:
-        scores = self.scores()
-        battle = self._battle_or_pending()
-        prompts = (words.battle_words(battle),) if battle is not None else ()
-        players = []
-        extra_players = []
-        for player in self.players:
-            faction = FACTION_OF_COLOUR[colour_of(player)]
-            supply = self.supply[player.name]
-            players.append(
-                PlayerMoment(
-                    player.name,
-                    player.color,
-                    scores[player.name],
-                    {"small meeples left": supply["small"], "large meeples left": supply["large"]},
-                    FACTION_NAMES[faction],
-                    self._fighter_of[player.name].key if self.teams else None,
-                )
-            )
-            entry: dict[str, Any] = {"name": player.name, "faction": faction, "meeples": dict(supply)}
-            if self.teams:
-                entry["team"] = self._fighter_of[player.name].key
-                entry["own_points"] = self._points[player.name]
-            extra_players.append(entry)
-        extras = {
-            "phase": self._phase.value,
-            # turns begun (tiles placed after the start tile) and who placed the latest tile:
-            # named so that they are not taken for whose turn it is (``turn_of``)
-            "turns_begun": self._turn,
-            "tiles_placed": len(self.board.tiles),
-            "tiles_left": max(0, TILES_IN_BOX - len(self.board.tiles)),
-            "latest_tile_by": self.current_player,
-            "next_player": None if self.finished else self.next_player,
-            "players": extra_players,
-            "battle": battle.to_json() if battle is not None else None,
-        }
-        return Moment(
-            # the turn under way, or the one about to start: what players call "turn 8"
-            turn=self._turn + (1 if self._phase is Phase.TILE else 0),
-            turn_of=self.turn_of,
-            phase=self._phase_words(battle),
-            finished=self.finished,
-            winners=tuple(self.winners()),
-            prompts=prompts,
-            players=tuple(players),
-            extras=extras,
-        )
-
-    def _phase_words(self, battle: Battle | None) -> str:
-        if self._phase is Phase.START:
-            return "the start tile goes down first"
-        if self._phase is Phase.OVER:
-            return "game over"
-        if battle is not None:
-            return f"a battle for the {battle.domain.label} waits for dice"
-        if self._phase is Phase.MEEPLE:
-            return f"{self.current_player} may place a meeple"
-        return f"{self.next_player} places a tile"
+        return view.moment(self)
 
     def score_view(self, change: ScoreChange) -> dict[str, Any]:
-        """A battle's page shows its rounds."""
-        if change.kind != "battle":
-            return {}
-        battle = next(
-            (b for b in self.battles if b["domain"] == change.domain and b["turn"] == change.turn), None
-        )
-        return {"battle": battle}
+        return view.score_view(self, change)

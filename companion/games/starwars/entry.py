@@ -8,7 +8,8 @@ from typing import Any
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.drawing import board_svg
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.setup import colour_of
 from companion.games.starwars.spots import SPOT_XY
 from companion.games.starwars.tiles import KIND_LABELS, PLANET, SIDES, Tile

@@ -15,7 +15,8 @@ import numpy as np
 
 from companion.games.base import Cell
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.reader.art_trust import ArtTrust
 from companion.games.starwars.reader.box_read import SHIPPED as BOX_BARS
 from companion.games.starwars.reader.box_read import tile_type

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from companion.games.base import Cell, IllegalEvent
 from companion.games.starwars.board import Meeple
 from companion.games.starwars.catalog import load_catalog
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.reader.learning import TileLearning
 from companion.games.starwars.reader.meeple_changes import FirstSeen

@@ -14,8 +14,9 @@ from typing import Any
 from companion.games.base import Cell, Game, Player, Setup
 from companion.games.manifest import Simulated, SimulatorKit
 from companion.games.starwars.catalog import Catalog, load_catalog
-from companion.games.starwars.engine import Phase, StarWarsGame
+from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.events import DiceRolled, Event, GameEnded, TilePlaced
+from companion.games.starwars.phase import Phase
 from companion.games.starwars.setup import COLOURS
 from companion.games.starwars.sim.people import meeple_choice, placement_weight
 from companion.games.starwars.tiles import OFFSETS, PLANET, Tile
