@@ -2,11 +2,12 @@
 
 The cell model knows only the art it was trained on. The gallery holds pictures of the user's
 print of each tile, with the tile as it lies in the picture: enrolled from a folder, or kept
-from the camera when a person enters a tile on the phone. A camera window is read by cutting
-out the tile's square and comparing it, by the learnt likeness of companion/vision/likeness.py,
-with every picture turned the four ways (each kept as the mean of camera-like views of it:
-gallery_views.py). It knows no rules: the tracker decides what a match is worth. Tiles are the
-game's own: the gallery is told how to read a label and what a tile shows (``PieceKind``).
+from the camera when a person enters a tile on the phone. A camera window is read by cutting out
+the tile's square (tile_window.py) and comparing it, by the learnt likeness of
+companion/vision/likeness.py, with every picture turned the four ways (each kept as the mean of
+camera-like views of it: gallery_views.py). It knows no rules: the tracker decides what a match
+is worth. Tiles are the game's own: the gallery is told how to read a label and what a tile
+shows (``PieceKind``).
 
 On disk a gallery is a folder of ``NAME.png`` beside ``NAME.json`` (``{"tile": inline tile}``),
 the same form ``companion enroll`` reads, and ``NAME.vectors.npz``, the picture's vectors kept

@@ -3,7 +3,9 @@
 A camera window is ``CROP_PX`` square and centred on a cell of the mat; the tile in it may lie a
 few pixels off the centre. These find it (by the square outline along the strongest edges, or by
 how well each of the gallery's pictures fits at each place near the centre) and cut out its
-``TILE_PX`` square. They need no model and know no game.
+``TILE_PX`` square. Also: whether a cell's window still shows what it showed before
+(``same_sight``, for a tile gone) and whether a picture is one flat colour, no tile
+(``flat_picture``, for enrolment). They need no model and know no game.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ def picture(game: StarWarsGame, change: ScoreChange | None = None) -> str:
 
 
 def moment(game: StarWarsGame) -> Moment:
+    """The scores, whose turn, the meeples each has left and the battle waiting for dice."""
     scores = game.scores()
     battle = game.pending_battle()
     prompts = (words.battle_words(battle),) if battle is not None else ()
@@ -88,6 +89,7 @@ def moment(game: StarWarsGame) -> Moment:
 
 
 def phase_words(game: StarWarsGame, battle: Battle | None) -> str:
+    """What the game waits for, as the scoreboard says it."""
     if game.phase is Phase.START:
         return "the start tile goes down first"
     if game.phase is Phase.OVER:

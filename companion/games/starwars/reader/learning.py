@@ -2,7 +2,7 @@
 
 It keeps the window of each new tile the camera read, until a person says what lies there (by
 answering a prompt) or changes what the camera recorded; that window then goes into the
-gallery with the person's tile. It also holds the art trust (companion/table/art.py) of the
+gallery with the person's tile. It also holds the art trust (art_trust.py) of the
 game under way. A new game forgets both; the gallery stays.
 """
 
