@@ -192,6 +192,20 @@ def test_the_clock_the_disk_and_the_state_dir(tmp_path: Path, monkeypatch: pytes
     assert doctor.check_state_dir(blocked / "state").level == FAIL
 
 
+def test_the_journal_bounds_are_read_from_the_drop_in_on_a_pi(tmp_path: Path) -> None:
+    pi = "Raspberry Pi 5 Model B Rev 1.0"
+    missing = doctor.check_journal(pi, tmp_path / "absent.conf")
+    assert missing.level == WARN and "journald-table-companion.conf" in missing.fix
+    assert doctor.check_journal(None, tmp_path / "absent.conf").level == OK  # not a Pi: the system's own
+    shipped = Path(__file__).resolve().parents[1] / "systemd" / "journald-table-companion.conf"
+    installed = doctor.check_journal(pi, shipped)
+    assert installed.level == OK
+    assert "SystemMaxUse 64M" in installed.message and "RuntimeMaxUse 16M" in installed.message
+    unbounded = tmp_path / "empty.conf"
+    unbounded.write_text("[Journal]\n# SystemMaxUse=64M is only a comment\n")
+    assert doctor.check_journal(pi, unbounded).level == WARN
+
+
 def test_the_state_dir_is_looked_at_not_made(tmp_path: Path) -> None:
     from companion.store import DATABASE, GameStore
 

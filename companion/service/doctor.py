@@ -31,6 +31,9 @@ DICE_FILES = ("dice.onnx", "dice.labels.json")
 DISK_WARN_MB = 500  # a season of games with their evidence pictures fits in far less
 DISK_FAIL_MB = 100  # SQLite needs room to write its journal; a full card corrupts nothing but stops play
 PI_MODEL = Path("/proc/device-tree/model")
+# The journal's bounds, as hardware/install.sh installs them (systemd/README.md)
+JOURNAL_DROP_IN = Path("/etc/systemd/journald.conf.d/table-companion.conf")
+JOURNAL_BOUNDS = ("SystemMaxUse", "RuntimeMaxUse")
 # No record can be older than this project; a clock before it has not been set (a Pi has no
 # battery-backed clock and takes the time from the network at boot).
 EARLIEST_SANE = datetime(2026, 1, 1, tzinfo=UTC)
@@ -186,6 +189,26 @@ def check_disk(state_dir: Path) -> Finding:
     return Finding("disk", OK, message)
 
 
+def check_journal(model: str | None, drop_in: Path = JOURNAL_DROP_IN) -> Finding:
+    """Whether the system's journal is bounded as the product installs it: without the drop-in,
+    journald may keep 10% of the card in logs."""
+    try:
+        lines = [line.strip() for line in drop_in.read_text(encoding="utf-8").splitlines()]
+        settings = dict(line.split("=", 1) for line in lines if "=" in line and line[0] not in "#;")
+    except OSError:
+        settings = {}
+    bounds = [f"{key} {settings[key].strip()}" for key in JOURNAL_BOUNDS if key in settings]
+    if bounds:
+        return Finding("journal", OK, f"bounded by {drop_in}: " + ", ".join(bounds))
+    fix = (
+        "sudo install -D -m 0644 systemd/journald-table-companion.conf "
+        f"{drop_in} && sudo systemctl restart systemd-journald (hardware/install.sh does both)"
+    )
+    if model is None:
+        return Finding("journal", OK, "not a Pi: the system's journal keeps its own bounds", fix)
+    return Finding("journal", WARN, "the journal has no bound of its own: it may take 10% of the card", fix)
+
+
 def check_clock(now: datetime, synchronised: bool | None) -> Finding:
     if now < EARLIEST_SANE:
         return Finding(
@@ -307,6 +330,7 @@ def diagnose(config_path: str | None, model_path: Path = PI_MODEL) -> list[Findi
     findings.append(check_pins(config, model))
     findings.append(check_state_dir(config.state_dir))
     findings.append(check_disk(config.state_dir))
+    findings.append(check_journal(model))
     findings.append(check_clock(datetime.now(UTC), clock_synchronised()))
     findings.append(check_mqtt(config))
     return findings
