@@ -285,7 +285,15 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     current: Game | None = None
     games_this_run = 0
-    idle: dict[str, Any] = {"run": run}
+    idle: dict[str, Any] = {"run": run, "fps": args.fps, "tiles": args.tiles or "whole games"}
+    soak.idle.append(idle)  # kept from the start: a run killed outright still shows what it was
+    minutes_before, messages_before, errors_before = soak.minutes, soak.stream_messages, soak.phone_errors
+
+    def tally() -> None:
+        soak.minutes = minutes_before + (time.monotonic() - started) / 60
+        soak.stream_messages = messages_before + sum(phone.messages for phone in phones)
+        soak.phone_errors = errors_before + sum(phone.errors for phone in phones)
+
     new_samples = not (args.state / "samples.csv").exists()
     # a soak folder begun before RssAnon was sampled goes on with its own columns
     columns = COLUMNS if new_samples else next(csv.reader((args.state / "samples.csv").open()))
@@ -326,6 +334,8 @@ def main() -> int:
                             f"threads {threads}, open files {files}, watching {watching}",
                             flush=True,
                         )
+                        soak.last_game_id = game_id  # the game under way, should this run be killed
+                        tally()
                         soak.save(progress)
                         if sum(game.complete for game in soak.games) >= args.games:
                             break
@@ -373,11 +383,8 @@ def main() -> int:
             # the next start, then the simulated table plays this seed again from its first tile
             soak.games.pop()
             soak.last_game_id = current.game_id
-        soak.minutes += (time.monotonic() - started) / 60
-        soak.stream_messages += sum(phone.messages for phone in phones)
-        soak.phone_errors += sum(phone.errors for phone in phones)
+        tally()
         idle["exit"] = server.returncode
-        soak.idle.append(idle)
         soak.save(progress)
     if args.tracemalloc:
         grown(snapshots, args.warm_up)
@@ -423,8 +430,9 @@ def summarise(args: argparse.Namespace, soak: Soak) -> int:
         "games_after_warm_up": len(settled),
         "runs": soak.runs,
         "minutes": round(soak.minutes, 1),
-        "fps": args.fps,
-        "tiles": args.tiles or "whole games",
+        "fps": sorted({idle["fps"] for idle in soak.idle if "fps" in idle}),
+        "tiles": sorted({str(idle["tiles"]) for idle in soak.idle if "tiles" in idle}),
+        "runs_without_an_end": [idle["run"] for idle in soak.idle if "exit" not in idle],
         "stream_messages": soak.stream_messages,
         "phone_errors": soak.phone_errors,
         "idle": soak.idle,
