@@ -40,6 +40,7 @@ import http.client
 import json
 import os
 import random
+import shlex
 import signal
 import socket
 import statistics
@@ -247,6 +248,11 @@ def main() -> int:
     parser.add_argument("--floor-rise", type=float, default=10.0, help="MiB above the first tenth allowed")
     parser.add_argument("--state", type=Path, default=STATE, help="the soak's folder, kept between runs")
     parser.add_argument("--tracemalloc", action="store_true", help="snapshots at each game (slow)")
+    parser.add_argument(
+        "--under",
+        default="",
+        help="a profiler to start the service under, such as 'heaptrack -o build/soak.heaptrack'",
+    )
     parser.add_argument("--report", action="store_true", help="only print the figures so far")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
     parser.add_argument("--first-seed", type=int, default=1, help=argparse.SUPPRESS)
@@ -268,7 +274,8 @@ def main() -> int:
     port = free_port()
     config = write_config(args.state, port, args.fps)
     snapshots = args.state / f"snapshots-{run}"
-    command = [sys.executable, __file__, "--serve", str(config), "--first-seed", str(soak.next_seed)]
+    command = [*shlex.split(args.under), sys.executable, __file__, "--serve", str(config)]
+    command += ["--first-seed", str(soak.next_seed)]
     if args.tiles is not None:
         command += ["--tiles", str(args.tiles)]
     if args.tracemalloc:
@@ -278,6 +285,7 @@ def main() -> int:
     server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     stop = threading.Event()
     phones: list[Phone] = []
+    pid = 0
     started = time.monotonic()
     deadline = None if args.minutes is None else started + args.minutes * 60
     stopping = threading.Event()
@@ -299,8 +307,9 @@ def main() -> int:
     columns = COLUMNS if new_samples else next(csv.reader((args.state / "samples.csv").open()))
     try:
         wait_until_serving(server, port, args.state / f"server-{run}.log")
-        fields = proc_status(server.pid)  # no phone yet: where the threads and open files start
-        idle.update(threads_at_start=int(fields["Threads"]), open_files_at_start=open_files(server.pid))
+        pid = service_pid(server.pid)  # the service itself, under a profiler or not
+        fields = proc_status(pid)  # no phone yet: where the threads and open files start
+        idle.update(threads_at_start=int(fields["Threads"]), open_files_at_start=open_files(pid))
         phones = [Phone(port, run * 100 + seed, stop) for seed in range(args.phones)]
         for phone in phones:
             phone.start()
@@ -312,11 +321,11 @@ def main() -> int:
                 if server.poll() is not None:
                     raise SystemExit(f"the service stopped (exit {server.returncode}): see {log.name}")
                 state = get_json(port, "/api/state")
-                fields = proc_status(server.pid)
+                fields = proc_status(pid)
                 rss = int(fields["VmRSS"].split()[0]) / 1024
                 anon = int(fields.get("RssAnon", "0 kB").split()[0]) / 1024
                 threads = int(fields["Threads"])
-                files = open_files(server.pid)
+                files = open_files(pid)
                 watching = sum(phone.watching for phone in phones)
                 game_id = int(state.get("game_id") or 0)
                 resumed = current is None and game_id in (0, soak.last_game_id)
@@ -327,7 +336,7 @@ def main() -> int:
                         games_this_run += 1
                         soak.next_seed += 1
                         if args.tracemalloc:
-                            server.send_signal(signal.SIGUSR1)
+                            os.kill(pid, signal.SIGUSR1)
                         print(
                             f"game {current.number:4d} (run {run}, id {current.game_id}): lowest "
                             f"{current.lowest_mib:6.1f} MiB, highest {current.highest_mib:6.1f} MiB; "
@@ -364,17 +373,19 @@ def main() -> int:
         for phone in phones:
             phone.join(timeout=35)
         time.sleep(2)
-        fields = proc_status(server.pid)
+        fields = proc_status(pid)
         idle.update(
             threads_at_end=int(fields["Threads"]),
-            open_files_at_end=open_files(server.pid),
-            cpu_seconds=round(cpu_seconds(server.pid), 1),
+            open_files_at_end=open_files(pid),
+            cpu_seconds=round(cpu_seconds(pid), 1),
         )
     finally:
         stop.set()
+        if pid and pid != server.pid:
+            os.kill(pid, signal.SIGTERM)  # the profiler writes its findings once the service ends
         server.send_signal(signal.SIGTERM)
         try:
-            server.wait(timeout=60)
+            server.wait(timeout=300 if args.under else 60)
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
@@ -389,6 +400,24 @@ def main() -> int:
     if args.tracemalloc:
         grown(snapshots, args.warm_up)
     return summarise(args, soak)
+
+
+def service_pid(started: int) -> int:
+    """The process serving: ``started`` itself, or its descendant under ``--under``'s profiler."""
+    for _ in range(100):
+        pids = [started]
+        for parent in pids:
+            children = Path(f"/proc/{parent}/task/{parent}/children")
+            if children.exists():
+                pids += [int(child) for child in children.read_text().split()]
+        for candidate in reversed(pids):  # the deepest: a profiler's own command line names it too
+            try:
+                if b"--serve" in Path(f"/proc/{candidate}/cmdline").read_bytes():
+                    return candidate
+            except OSError:
+                continue
+        time.sleep(0.1)
+    return started
 
 
 def wait_until_serving(server: subprocess.Popen[bytes], port: int, log: Path) -> None:
