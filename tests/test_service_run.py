@@ -236,3 +236,19 @@ def test_a_loop_that_will_not_stop_is_left_behind_and_said(capsys: pytest.Captur
     willing.start()
     _stop_worker(willing, stop, timeout=5)
     assert not willing.is_alive() and capsys.readouterr().err == ""
+
+
+def test_a_second_sigterm_while_stopping_is_ignored_not_an_abort() -> None:
+    from companion.web.server import stop_on_sigterm
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        stop_on_sigterm()
+        with pytest.raises(SystemExit) as stopping:
+            signal.raise_signal(signal.SIGTERM)
+        assert stopping.value.code == 0
+        # the tidying up is under way: a second SIGTERM must not break into it
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, before)

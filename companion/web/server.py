@@ -46,6 +46,10 @@ def stop_on_sigterm() -> None:
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
+    # Already stopping: a second SIGTERM (a second ``kill``, a supervisor's repeat) would break
+    # into the tidying up, leave the table's loop running in native code as Python finalises,
+    # and abort the process. systemd's SIGKILL after TimeoutStopSec still ends a stuck stop.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(0)
 
 
