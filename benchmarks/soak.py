@@ -35,6 +35,7 @@ few dozen games, not for the figures).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import http.client
 import json
@@ -382,7 +383,8 @@ def main() -> int:
     finally:
         stop.set()
         if pid and pid != server.pid:
-            os.kill(pid, signal.SIGTERM)  # the profiler writes its findings once the service ends
+            with contextlib.suppress(ProcessLookupError):  # the profiler writes once the service ends
+                os.kill(pid, signal.SIGTERM)
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=300 if args.under else 60)
