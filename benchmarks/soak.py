@@ -17,11 +17,11 @@ Every ``--every`` seconds the service's resident memory (VmRSS, and its anonymou
 RssAnon), threads and open files are read from /proc (``samples.csv`` in the state folder). For
 each game: its lowest and highest memory, and its lowest anonymous memory. At the end: the
 memory trend per 10 games after the warm-up (``--warm-up`` games of each run), each game's
-lowest against the lowest of the first tenth of games, and the threads and open files with no
-phone connected against where they were after the warm-up. ``summary.json`` in the
-state folder holds them. It passes when the trend is under ``--trend`` MiB per 10 games, no
-game's lowest is more than ``--floor-rise`` MiB above the first tenth's, and threads and open
-files are back where they were.
+lowest against the lowest of the first tenth of games, each judged within its run, and the
+threads and open files with no phone connected at the run's end against its start.
+``summary.json`` in the state folder holds them. It passes when the trend is under ``--trend``
+MiB per 10 games, no game's lowest is more than ``--floor-rise`` MiB above the first tenth's,
+and threads and open files are back where they started.
 
     nice -n 10 taskset -c 1 .venv/bin/python benchmarks/soak.py --games 300 --fps 100
     .venv/bin/python benchmarks/soak.py --games 300 --fps 100     # again: goes on where it stopped
@@ -29,7 +29,8 @@ files are back where they were.
 
 ``--tracemalloc`` also has the service take a tracemalloc snapshot at each new game and prints
 what grew most between the first game after the warm-up and the last (slow: for a hunt over a
-few dozen games, not for the figures).
+few dozen games, not for the figures). ``--under "heaptrack -o FILE"`` starts the service under
+a native profiler instead (memory figures then include the profiler's own).
 """
 
 from __future__ import annotations
