@@ -1,6 +1,7 @@
 """``companion run`` in a real process, as systemd runs it: readiness and the watchdog over a fake
 NOTIFY_SOCKET, a clean stop on SIGTERM, and a power cut (SIGKILL) in the middle of a game read
-from the camera: nothing stored is lost and the game resumes where it was on the next start."""
+from the camera: nothing stored is lost and the game resumes where it was on the next start. And,
+in this process, that a stop under way ignores a further SIGTERM."""
 
 from __future__ import annotations
 
@@ -239,7 +240,9 @@ def test_a_loop_that_will_not_stop_is_left_behind_and_said(capsys: pytest.Captur
 
 
 def test_a_second_sigterm_while_stopping_is_ignored_not_an_abort() -> None:
-    from companion.web.server import stop_on_sigterm
+    """In this process, not a real one: the handlers themselves, one stop begun by SIGTERM and
+    one begun otherwise (Ctrl+C), each then sent a further SIGTERM."""
+    from companion.web.server import ignore_sigterm_while_stopping, stop_on_sigterm
 
     before = signal.getsignal(signal.SIGTERM)
     try:
@@ -250,5 +253,10 @@ def test_a_second_sigterm_while_stopping_is_ignored_not_an_abort() -> None:
         # the tidying up is under way: a second SIGTERM must not break into it
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
         signal.raise_signal(signal.SIGTERM)
+
+        stop_on_sigterm()  # a stop begun by Ctrl+C: serve() ignores SIGTERM as it leaves
+        ignore_sigterm_while_stopping()
+        signal.raise_signal(signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGTERM, before)

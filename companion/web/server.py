@@ -46,11 +46,17 @@ def stop_on_sigterm() -> None:
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
-    # Already stopping: a second SIGTERM (a second ``kill``, a supervisor's repeat) would break
-    # into the tidying up, leave the table's loop running in native code as Python finalises,
-    # and abort the process. systemd's SIGKILL after TimeoutStopSec still ends a stuck stop.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ignore_sigterm_while_stopping()
     raise SystemExit(0)
+
+
+def ignore_sigterm_while_stopping() -> None:
+    """Once a stop is under way, however it began (SIGTERM, Ctrl+C, a failed loop), a SIGTERM
+    (a second ``kill``, a supervisor's repeat) would break into the tidying up, could leave the
+    table's loop in native code as Python finalises, and abort the process. systemd's SIGKILL
+    after TimeoutStopSec still ends a stop that hangs."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def bind(
@@ -142,6 +148,7 @@ def serve(
     try:
         server.run()
     finally:
+        ignore_sigterm_while_stopping()
         server.close()
         if advertisement:
             advertisement.close()
