@@ -243,7 +243,9 @@ def main() -> int:
         snapshots.mkdir(exist_ok=True)
         command += ["--snapshots", str(snapshots)]
     log = (args.state / f"server-{run}.log").open("w")
-    server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    # a session of its own: Ctrl+C at the terminal reaches this script only, which then reads the
+    # service's end figures and stops it as systemd would
+    server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     stop = threading.Event()
     phones: list[Phone] = []
     pid = 0
@@ -271,6 +273,7 @@ def main() -> int:
         pid = service_pid(server.pid)  # the service itself, under a profiler or not
         fields = proc_status(pid)  # no phone yet: where the threads and open files start
         idle.update(threads_at_start=int(fields["Threads"]), open_files_at_start=open_files(pid))
+        soak.save(progress)  # this run and its record, before its first game ends
         phones = [Phone(port, run * 100 + seed, stop) for seed in range(args.phones)]
         for phone in phones:
             phone.start()
@@ -279,7 +282,7 @@ def main() -> int:
             if new_samples:
                 writer.writerow(COLUMNS)
             while not stopping.is_set() and (deadline is None or time.monotonic() < deadline):
-                if server.poll() is not None:
+                if server.poll() is not None or not Path(f"/proc/{pid}").exists():
                     raise SystemExit(f"the service stopped (exit {server.returncode}): see {log.name}")
                 state = get_json(port, "/api/state")
                 fields = proc_status(pid)
@@ -309,6 +312,9 @@ def main() -> int:
                         soak.save(progress)
                         if sum(game.complete for game in soak.games) >= args.games:
                             break
+                    soak.last_game_id = game_id  # under way: resumed, not counted, after a kill
+                    tally()
+                    soak.save(progress)
                     number = (soak.games[-1].number + 1) if soak.games else 1
                     current = Game(number, run, game_id, rss, rss, 0, lowest_anon_mib=anon)
                     soak.games.append(current)
@@ -334,22 +340,30 @@ def main() -> int:
         for phone in phones:
             phone.join(timeout=35)
         time.sleep(2)
-        fields = proc_status(pid)
-        idle.update(
-            threads_at_end=int(fields["Threads"]),
-            open_files_at_end=open_files(pid),
-            cpu_seconds=round(cpu_seconds(pid), 1),
-        )
+        if server.poll() is None and Path(f"/proc/{pid}").exists():  # not a process already gone
+            fields = proc_status(pid)
+            idle.update(
+                threads_at_end=int(fields["Threads"]),
+                open_files_at_end=open_files(pid),
+                cpu_seconds=round(cpu_seconds(pid), 1),
+            )
     finally:
         stop.set()
-        if pid and pid != server.pid:
-            with contextlib.suppress(ProcessLookupError):  # the profiler writes once the service ends
+        under_profiler = bool(pid) and pid != server.pid
+        if under_profiler:  # the service stops; the profiler then writes its findings and exits
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        server.send_signal(signal.SIGTERM)
+        else:
+            server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=300 if args.under else 60)
         except subprocess.TimeoutExpired:
-            server.kill()
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
         log.close()
         if current is not None and not current.complete and soak.games and soak.games[-1] is current:
             # a game cut short by the end of the run: the service resumes it from its journal on

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -52,7 +53,10 @@ class Soak:
         return cls(**data)
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
+        """Whole or not at all: a machine that stops mid-write leaves the last copy."""
+        partial = path.with_suffix(".partial")
+        partial.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
+        os.replace(partial, path)
 
 
 def per_ten_games(points: list[tuple[int, float]]) -> float:
