@@ -27,6 +27,7 @@ import string
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,13 +58,20 @@ def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_blocks * 512 for path in folder.rglob("*") if path.is_file())
 
 
-def send_lines(socket_path: Path, count: int) -> float:
-    """Send ``count`` lines the way a program logs to the journal; seconds taken. Random text, so
-    that compression does not make the bound look easy to keep."""
+@dataclass
+class Flood:
+    storage: str
+    sent: int
+    kept: int
+    taken: int  # bytes of the journal's files on disk
+
+
+def send_lines(socket_path: Path, count: int) -> None:
+    """Send ``count`` lines the way a program logs to the journal. Random text, so that
+    compression does not make the bound look easy to keep."""
     sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     rng = random.Random(0)
     alphabet = string.ascii_letters + string.digits
-    started = time.monotonic()
     for number in range(count):
         text = "".join(rng.choices(alphabet, k=160))
         entry = f"MESSAGE=line {number}: {text}\nSYSLOG_IDENTIFIER=table-companion\nPRIORITY=6\n"
@@ -76,10 +84,9 @@ def send_lines(socket_path: Path, count: int) -> float:
         if number and number % 100_000 == 0:
             print(f"  {number:,} lines sent", flush=True)
     sender.close()
-    return time.monotonic() - started
 
 
-def flood(storage: str, lines: int, machine_id: str) -> dict[str, object]:
+def flood(storage: str, lines: int, machine_id: str) -> Flood:
     namespace = f"tcbounds{storage}"
     conf_dir = Path(f"/etc/systemd/journald@{namespace}.conf.d")
     sockets = Path(f"/run/systemd/journal.{namespace}")
@@ -98,7 +105,7 @@ def flood(storage: str, lines: int, machine_id: str) -> dict[str, object]:
                 raise SystemExit(f"journald for {namespace} did not start")
             time.sleep(0.05)
         print(f"{storage}: sending {lines:,} lines", flush=True)
-        seconds = send_lines(sockets / "socket", lines)
+        send_lines(sockets / "socket", lines)
         time.sleep(1)  # let journald take in what is queued
         kept = subprocess.run(
             ["journalctl", f"--namespace={namespace}", "-q", "-o", "cat"],
@@ -106,7 +113,7 @@ def flood(storage: str, lines: int, machine_id: str) -> dict[str, object]:
             text=True,
             check=True,
         ).stdout.count("\n")
-        return {"storage": storage, "sent": lines, "kept": kept, "bytes": folder_bytes(folder), "s": seconds}
+        return Flood(storage, lines, kept, folder_bytes(folder))
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
@@ -135,12 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- |")
     within = True
     for result in results:
-        bound = bounds[str(result["storage"])]
-        taken = int(str(result["bytes"]))
-        within &= taken <= bound
+        bound = bounds[result.storage]
+        within &= result.taken <= bound
         print(
-            f"| {result['storage']} | {bound / mib:.0f} MiB | {result['sent']:,} | {result['kept']:,} "
-            f"| {taken / mib:.1f} MiB |"
+            f"| {result.storage} | {bound / mib:.0f} MiB | {result.sent:,} | {result.kept:,} "
+            f"| {result.taken / mib:.1f} MiB |"
         )
     print("\nwithin the bounds" if within else "\nOVER a bound")
     return 0 if within else 1

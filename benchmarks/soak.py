@@ -260,6 +260,9 @@ def main() -> int:
     soak.idle.append(idle)  # kept from the start: a run killed outright still shows what it was
     minutes_before, messages_before, errors_before = soak.minutes, soak.stream_messages, soak.phone_errors
 
+    def serving() -> bool:
+        return server.poll() is None and Path(f"/proc/{pid}").exists()
+
     def tally() -> None:
         soak.minutes = minutes_before + (time.monotonic() - started) / 60
         soak.stream_messages = messages_before + sum(phone.messages for phone in phones)
@@ -282,7 +285,7 @@ def main() -> int:
             if new_samples:
                 writer.writerow(COLUMNS)
             while not stopping.is_set() and (deadline is None or time.monotonic() < deadline):
-                if server.poll() is not None or not Path(f"/proc/{pid}").exists():
+                if not serving():
                     raise SystemExit(f"the service stopped (exit {server.returncode}): see {log.name}")
                 state = get_json(port, "/api/state")
                 fields = proc_status(pid)
@@ -307,14 +310,11 @@ def main() -> int:
                             f"threads {threads}, open files {files}, watching {watching}",
                             flush=True,
                         )
-                        soak.last_game_id = game_id  # the game under way, should this run be killed
-                        tally()
-                        soak.save(progress)
-                        if sum(game.complete for game in soak.games) >= args.games:
-                            break
                     soak.last_game_id = game_id  # under way: resumed, not counted, after a kill
                     tally()
-                    soak.save(progress)
+                    soak.save(progress)  # once a game: the one ended and the one begun
+                    if sum(game.complete for game in soak.games) >= args.games:
+                        break
                     number = (soak.games[-1].number + 1) if soak.games else 1
                     current = Game(number, run, game_id, rss, rss, 0, lowest_anon_mib=anon)
                     soak.games.append(current)
@@ -340,7 +340,7 @@ def main() -> int:
         for phone in phones:
             phone.join(timeout=35)
         time.sleep(2)
-        if server.poll() is None and Path(f"/proc/{pid}").exists():  # not a process already gone
+        if serving():  # not a process already gone
             fields = proc_status(pid)
             idle.update(
                 threads_at_end=int(fields["Threads"]),
