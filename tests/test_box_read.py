@@ -27,7 +27,7 @@ from companion.games.starwars.reader.box_read import (
 )
 from companion.games.starwars.reader.gallery import tile_gallery
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import GalleryMatch, SecondLook
+from companion.vision.gallery_match import GalleryMatch, SecondLook
 from companion.vision.lattice import find_lattice
 from companion.vision.rectify import Rectifier
 from models.training.real_art import art_missing, deal_board, enrol_box, photograph

@@ -23,11 +23,12 @@ from companion.games.starwars.reader.tracker import Tracker
 from companion.games.starwars.tiles import FACTIONS, Tile, parse_tile
 from companion.table.links import EngineLink
 from companion.vision.colour_fit import colour_aligner, colour_fit
-from companion.vision.gallery import (
+from companion.vision.gallery import ENROLLED
+from companion.vision.gallery_files import read_folder
+from companion.vision.gallery_match import (
     AGREED_MARGIN,
     AGREED_SCORE,
     CHOICES,
-    ENROLLED,
     LAYOUT_MARGIN,
     MATCH_MARGIN,
     MATCH_SURE,
@@ -37,7 +38,6 @@ from companion.vision.gallery import (
     SEEN_COPY_MARGIN,
     GalleryMatch,
 )
-from companion.vision.gallery_files import read_folder
 from companion.vision.labels import MEEPLE_CLASSES, TileLabels
 from companion.vision.mat import CROP_PX, TILE_PX
 from companion.vision.reader import CellReading, SpotReading

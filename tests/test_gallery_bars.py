@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from companion.games.starwars.catalog import load_catalog
-from companion.vision.gallery import (
+from companion.vision.gallery_match import (
     AGREED_MARGIN,
     AGREED_SCORE,
     LAYOUT_MARGIN,

@@ -50,7 +50,8 @@ from companion.games.starwars.reader.tracker import ACCEPT
 from companion.games.starwars.sim.enrol_table import EnrolTable
 from companion.games.starwars.spots import PLANET_SPOTS, SPOTS
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import Gallery, GalleryMatch, enrolled_name
+from companion.vision.gallery import Gallery, enrolled_name
+from companion.vision.gallery_match import GalleryMatch
 from companion.vision.labels import MEEPLE_CLASSES
 from companion.vision.mat import CROP_PX, PX_PER_MM, TILE_PX
 from companion.vision.reader import CellModel

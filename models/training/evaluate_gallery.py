@@ -18,7 +18,7 @@ import numpy as np
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile, parse_tile
-from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
+from companion.vision.gallery_match import MATCH_MARGIN, MATCH_SURE
 from companion.vision.onnx import open_session
 from models.training.cell_data import labels
 

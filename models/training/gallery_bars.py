@@ -6,7 +6,7 @@
 models.training.evaluate keeps the gallery's last reading of each cell it decided in each game, with
 whether the tile truly laid there is the one it read (``logged``). This counts how many of
 them the shipped bars are sure of, and how many of those are wrong; then, over a grid of the
-four bars of the three ways of comparing agreeing (``gallery.AgreedBars``), the most readings
+four bars of the three ways of comparing agreeing (``gallery_match.AgreedBars``), the most readings
 any bars of the grid are sure of at each count of wrong ones. The grid is scored on the very
 readings it is chosen on, so those figures are a ceiling on what other bars could do for this
 likeness, not a promise: a reading the shipped bars asked about was answered, and the gallery
@@ -26,7 +26,7 @@ from typing import Any
 
 from companion.games.base import FormatError
 from companion.games.starwars.tiles import parse_tile
-from companion.vision.gallery import AgreedBars, GalleryMatch
+from companion.vision.gallery_match import AgreedBars, GalleryMatch
 
 GRID = {
     "score": (0.3, 0.4, 0.5, 0.6, 0.7),

@@ -40,7 +40,7 @@ from torch.nn import functional as F
 
 from companion.games.starwars.catalog import load_catalog
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import MATCH_MARGIN, MATCH_SURE
+from companion.vision.gallery_match import MATCH_MARGIN, MATCH_SURE
 from companion.vision.gallery_views import camera_look, mottle
 from companion.vision.mat import TILE_PX
 from models.training.cell_data import TEST_ONLY, UNSEEN_DEV

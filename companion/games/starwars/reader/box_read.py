@@ -20,7 +20,8 @@ import numpy as np
 from companion.games.base import Cell
 from companion.games.carcassonne.geometry import OFFSETS
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import CHOICES, Gallery, GalleryMatch, SecondLook
+from companion.vision.gallery import Gallery
+from companion.vision.gallery_match import CHOICES, GalleryMatch, SecondLook
 from companion.vision.lattice import Lattice, crop, looks_printed
 
 # Likeness bars (models/training/box_bars.py on tile-art-dev tables, docs/vision.md "Reading

@@ -21,7 +21,8 @@ from companion.games.starwars.reader.art_trust import ArtTrust
 from companion.games.starwars.reader.box_read import SHIPPED as BOX_BARS
 from companion.games.starwars.reader.box_read import tile_type
 from companion.games.starwars.tiles import Tile
-from companion.vision.gallery import Gallery, GalleryMatch
+from companion.vision.gallery import Gallery
+from companion.vision.gallery_match import GalleryMatch
 from companion.vision.lattice import looks_printed
 from companion.vision.tile_window import same_sight
 

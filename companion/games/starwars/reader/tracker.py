@@ -30,7 +30,8 @@ from companion.games.starwars.reader.meeple_events import (
 from companion.games.starwars.tiles import Tile, parse_tile
 from companion.live.table import NotRecorded
 from companion.table.links import GameLink
-from companion.vision.gallery import CHOICES, Gallery
+from companion.vision.gallery import Gallery
+from companion.vision.gallery_match import CHOICES
 from companion.vision.labels import EMPTY, UNKNOWN, TileLabels
 from companion.vision.reader import CellReading
 from companion.vision.watcher import Observation
