@@ -408,6 +408,13 @@ CASES: list[tuple[str, str, Edit, int, str]] = [
         6,
         "wall tile 1 is played in Ana's own turn",
     ),
+    (
+        "wall tile 1 before the turn's due take",
+        FINAL,
+        both(set_key(7, "wall", 1), insert(12, use("Ana", 1))),
+        12,
+        "a take event must say which",
+    ),
     ("wall tile 9 before end", ORDER, insert(10, use("Ben", 9)), 10, "wall tile 9 is played after end"),
     (
         "wall tile 8 without a keep",

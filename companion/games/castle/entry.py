@@ -78,14 +78,15 @@ def entry_view(game: CastleGame) -> dict[str, Any]:
 
 
 def playable(game: CastleGame) -> list[ev.WallPlayed]:
-    """The wall tiles that may be played now: 2 or 3 before the turn's scoring, 1 after it, 4 to
-    9 after ``end``."""
+    """The wall tiles that may be played now: 2 or 3 before the turn's scoring, 1 after it and
+    its takes, 4 to 9 after ``end``."""
 
     if game.phase == OVER:
         return final_uses(game)
     found: list[ev.WallPlayed] = doubles(game) if game.phase == OPEN else []
     placer = game.placer
-    if game.phase in (OPEN, SCORED) and placer is not None and 1 in game.held[placer]:
+    # wall tile 1: after the turn's scoring and its takes
+    if placer is not None and 1 in game.held[placer] and game.phase in (OPEN, SCORED) and not game.dues_now():
         found.append(ev.WallPlayed(placer, 1))
     return found
 

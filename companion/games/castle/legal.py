@@ -56,7 +56,7 @@ def legal_events(game: CastleGame, chance: Any = None) -> list[Any]:
         player, space = dues[0]
         events.append(ev.WallTaken(player, space, draw.wall))
     placer = game.placer
-    if game.phase in (OPEN, SCORED) and placer is not None and 1 in game.held[placer]:
+    if not dues and game.phase in (OPEN, SCORED) and placer is not None and 1 in game.held[placer]:
         events.append(ev.WallPlayed(placer, 1))
     if not dues:
         if draw.tile is not None and game.placed < TILES:

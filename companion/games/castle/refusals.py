@@ -135,6 +135,7 @@ def check_use(game: CastleGame, event: ev.WallPlayed) -> CastleDomain | None:
     if wall not in game.held[player]:
         raise IllegalEvent(f"{player} holds no wall tile {wall}")
     if wall == 1:
+        check_no_due(game)  # the turn's takes come before it (castle.md, "Events and the turn")
         return None
     if wall == 8 and game.keeps[player] is None:
         raise IllegalEvent(f"{player} has no keep: wall tile 8 enlarges a keep")
