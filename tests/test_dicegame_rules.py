@@ -238,6 +238,9 @@ def test_42_points_win_and_the_game_stops_there() -> None:
     # a hand correction alone does not end the game: only a score does
     game = play(ANA_BEN, adjust("Ana", 50))
     assert not game.finished
+    # and the player's next score ends it, even one worth nothing (docs/dicegame.md)
+    game = play(ANA_BEN, adjust("Ana", 50), roll("Ana", *["knight"] * 9), score("Ana"))
+    assert game.finished and game.winners() == ["Ana"] and game.scores() == {"Ana": 50, "Ben": 0}
 
 
 def test_a_win_names_its_line_and_an_engine_fed_without_lines_names_the_turn() -> None:
