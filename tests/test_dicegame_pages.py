@@ -177,3 +177,16 @@ def test_the_fix_page_corrects_an_event_in_taps(site: Site) -> None:
     fix = site.client.get("/fix").get_data(as_text=True)
     assert fix.count('class="dg-edit-die"') == 9  # one choice of face for each die of the roll
     assert 'data-field="rotation" data-as="number"' in fix and 'class="dg-move-die" data-side="E"' in fix
+
+
+def test_dice_laid_far_apart_draw_only_the_cells_beside_them(site: Site) -> None:
+    """A die may touch nothing, so two dice may lie a thousand cells apart: the fix page draws
+    the cells a die may go to, not every cell between them."""
+    start(site, [roll("Ana", *NINE), lay("Ana", "cap", 0, 0, 1), lay("Ana", "corner", 1000, 1000, 0)])
+    fix = site.client.get("/fix")
+    assert fix.status_code == 200
+    entry = fix.get_data(as_text=True).split('id="dice-entry"', 1)[1]
+    # the 8 cells around each die, no more
+    assert entry.count('class="dg-cell"') == 16
+    assert 'data-at="1001,1001"' in entry and 'data-at="-1,-1"' in entry and 'data-at="500,500"' not in entry
+    assert "max-width: 40rem" in entry

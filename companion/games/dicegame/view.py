@@ -22,7 +22,8 @@ def _count(number: int, word: str) -> str:
 
 def layout_json(faces: FaceTable, laid: Sequence[LaidDie], scored: Sequence[Cell] = ()) -> dict[str, Any]:
     """A turn's city for drawing: each die with its black parts and open sides, each city with
-    its size and whether it is closed, in words too, and the box of cells the drawing spans."""
+    its size and whether it is closed, in words too, the box of cells the drawing spans and
+    the cells beside it where a die may go."""
     found = cities(laid)
     open_by_die: dict[int, int] = {}
     for city in found:
@@ -59,6 +60,9 @@ def layout_json(faces: FaceTable, laid: Sequence[LaidDie], scored: Sequence[Cell
         "scored": [list(cell) for cell in scored],
         # the cells the dice span
         "box": {"x": min(xs), "y": min(ys), "w": max(xs) - min(xs) + 1, "h": max(ys) - min(ys) + 1},
+        # the empty cells beside a die, where a die may be laid: drawn to be tapped, never the
+        # whole box (dice far apart would make it millions of cells)
+        "spots": [list(cell) for cell in candidate_cells({die.at: index for index, die in enumerate(laid)})],
         "words": _words(listed),
     }
 
