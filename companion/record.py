@@ -69,7 +69,9 @@ def parse_json_text(text: str) -> Any:
     try:
         value = _STRICT.decode(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+        what = "more after the first JSON value" if error.msg == "Extra data" else error.msg
+        where = f"line {error.lineno}, column {error.colno}" if error.lineno > 1 else f"column {error.colno}"
+        raise ValueError(f"not valid JSON: {what} ({where})") from None
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
     except ValueError as error:

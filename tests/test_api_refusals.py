@@ -4,6 +4,7 @@ and text no phone should send."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -88,6 +89,11 @@ def test_the_base_header_guards_corrections_as_it_guards_events(site: Site) -> N
         (" Ana", "spaces before or after"),
         ("\u200b", "nothing to see"),
         ("\u0000", "nothing to see"),
+        ("Ana\u200b", "control or invisible character (U+200B)"),
+        ("A\tB", "control or invisible character (U+0009)"),
+        ("A\u0000B", "control or invisible character (U+0000)"),
+        ("\u202eAna", "control or invisible character (U+202E)"),
+        ("A\nB", "control or invisible character (U+000A)"),
     ],
 )
 def test_a_name_no_one_could_read_or_tell_apart_is_refused(site: Site, name: str, says: str) -> None:
@@ -107,3 +113,59 @@ def test_a_name_of_any_alphabet_is_welcome(site: Site) -> None:
         "players": [{"name": "Zoë 李", "color": "red"}, {"name": "\u0391\u03bd\u03b1", "color": "black"}],
     }
     assert site.post("/api/games", header).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("players", "says"),
+    [
+        (["Ana", "\uff21na"], "look the same"),  # a full-width A
+        (["Ana Lu", "Ana  Lu"], "look the same"),
+    ],
+)
+def test_two_names_that_look_the_same_are_refused(site: Site, players: list[str], says: str) -> None:
+    header = {
+        "game": "starwars",
+        "players": [{"name": n, "color": c} for n, c in zip(players, ("red", "black"), strict=True)],
+    }
+    response = site.post("/api/games", header)
+    assert response.status_code == 400 and says in response.get_json()["message"]
+    assert site.client.get("/api/games").get_json() == []
+
+
+def test_a_colour_is_a_short_visible_word(site: Site) -> None:
+    for colour, says in [("x" * 41, "at most 40 characters"), ("red\u202e", "U+202E")]:
+        header = {
+            "game": "castle",
+            "players": [{"name": "Ana", "color": colour}, {"name": "Ben", "color": "blue"}],
+        }
+        response = site.post("/api/games", header)
+        assert response.status_code == 400 and says in response.get_json()["message"]
+    assert site.client.get("/api/games").get_json() == []
+
+
+def test_the_record_of_a_past_game_is_not_asked_of_the_game_under_way(site: Site) -> None:
+    site.play("route-battle.jsonl", events=2)
+    response = site.client.get("/api/record?game=1")
+    assert response.status_code == 400 and "/api/games/ID/record" in response.get_json()["message"]
+    assert site.client.get("/api/record").status_code == 200
+
+
+def test_a_base_ahead_of_the_game_says_both_entries(site: Site) -> None:
+    site.play("route-battle.jsonl", events=4)
+    seq = site.client.get("/api/state").get_json()["seq"]
+    before = record(site)
+    response = site.post("/api/undo", {"reason": "misread"}, **{"X-Base-Seq": "999"})
+    assert response.status_code == 409
+    assert f"it was sent at entry 999; the game is at entry {seq}" in response.get_json()["message"]
+    assert record(site) == before
+
+
+def test_a_body_with_a_byte_order_mark_is_read_and_two_values_are_named(site: Site) -> None:
+    site.play("route-battle.jsonl", events=4)
+    before = record(site)
+    two = site.post("/api/undo", '{"reason": "a"}\n{"reason": "b"}')
+    assert two.status_code == 400
+    assert "more after the first JSON value (line 2, column 1)" in two.get_json()["message"]
+    assert record(site) == before
+    marked = site.post("/api/undo", "\ufeff" + json.dumps({"reason": "misread"}))
+    assert marked.status_code == 200, marked.get_json()

@@ -150,7 +150,8 @@ class LiveGame:
     def _check_base(self, base: int | None) -> None:
         if base is not None and base != self.seq:
             raise StaleView(
-                f"the game has changed since this was sent (entry {base}, now {self.seq}): look again"
+                f"the game has changed since this was sent (it was sent at entry {base}; the game is at "
+                f"entry {self.seq}): look again"
             )
 
     def _store(self, kind: str, body: dict[str, Any], finished: bool) -> Entry:

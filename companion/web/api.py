@@ -106,7 +106,7 @@ def guarded(handler: Handler) -> Handler:
 def body() -> Any:
     """The request's JSON body, read as strictly as a record line."""
     try:
-        text = request.get_data(as_text=False).decode("utf-8")
+        text = request.get_data(as_text=False).decode("utf-8-sig")  # a BOM, as a record may have
     except UnicodeDecodeError:
         raise FormatError("the body is not UTF-8 text") from None
     if not text.strip():
@@ -176,6 +176,8 @@ def score(index: int) -> Response:
 
 @api.get("/record")
 def record() -> Response:
+    if "game" in request.args:  # a past game has its own address; never answer with another game
+        return problem(400, "this is the game under way's record; a past game's is /api/games/ID/record")
     text = web().table.record_text()
     if text is None:
         return problem(404, "no game yet: start one on the setup page")
@@ -353,6 +355,8 @@ def join() -> Response:
     if "pin" in ask:
         if not isinstance(ask["pin"], str):
             return problem(400, '"pin" is the table PIN, as text')
+        if not ask["pin"]:
+            return problem(401, 'the table PIN is needed: send it as "pin"')
         try:
             web().pins.check(request.remote_addr or "?", ask["pin"])
         except Refused as error:
@@ -373,7 +377,8 @@ def join() -> Response:
         session["joined"] = mark
         return jsonify({"joined": True})
     else:
-        return problem(400, '"first" is true when it is sent')
+        sent = "leave" if "leave" in ask else "first"
+        return problem(400, f'"{sent}" is true when it is sent')
     session["joined"] = pairing.joined()
     return jsonify({"joined": True})
 
@@ -384,7 +389,7 @@ def start_over() -> Response:
     """Every other phone must join again; this one stays joined. ``{}``. A PIN the companion
     made (not one set in its config) is drawn again too: every joined phone could read the old
     one."""
-    object_body()
+    check_object(object_body(), "a start over", required=(), optional=())
     context = web()
     pairing = context.pairing
     pairing.start_over()
