@@ -163,6 +163,14 @@ def test_joining_needs_the_pages_token_and_one_way_to_join(site: Site) -> None:
         answer = post(client, token, "/api/join", body)
         assert answer.status_code == 400, body
     assert post(client, token, "/api/join", {"colour": "red"}).status_code == 400
+    # each refusal names what was sent
+    for body, status, says in [
+        ({"leave": False}, 400, '"leave" is true when it is sent'),
+        ({"first": "yes"}, 400, '"first" is true when it is sent'),
+        ({"pin": ""}, 401, 'send it as "pin"'),
+    ]:
+        answer = post(client, token, "/api/join", body)
+        assert answer.status_code == status and says in answer.get_json()["message"], body
 
 
 def test_starting_over_makes_every_other_phone_join_again(site: Site) -> None:
@@ -171,11 +179,14 @@ def test_starting_over_makes_every_other_phone_join_again(site: Site) -> None:
     assert post(host, token, "/api/join", {"first": True}).status_code == 200
     assert post(guest, token2, "/api/join", {"pin": PIN}).status_code == 200
     assert post(guest, token2, "/api/games", HEADER).status_code == 201
+    odd = post(host, token, "/api/join/start-over", {"everyone": True})
+    assert odd.status_code == 400 and '"everyone"' in odd.get_json()["message"]
+    assert post(guest, token2, "/api/event", EVENTS[0]).status_code == 200  # nobody was sent away
     assert post(host, token, "/api/join/start-over", {}).status_code == 200
-    assert post(guest, token2, "/api/event", EVENTS[0]).status_code == 401
-    assert post(host, token, "/api/event", EVENTS[0]).status_code == 200
+    assert post(guest, token2, "/api/event", EVENTS[1]).status_code == 401
+    assert post(host, token, "/api/event", EVENTS[1]).status_code == 200
     assert post(host, token, "/api/join", {"leave": True}).get_json() == {"joined": False}
-    assert post(host, token, "/api/event", EVENTS[1]).status_code == 401
+    assert post(host, token, "/api/event", EVENTS[2]).status_code == 401
 
 
 def test_phones_stay_joined_across_a_restart(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ from companion.games.base import FormatError
 
 NAME_CHARACTERS = 40
 REASON_CHARACTERS = 500
+# the zero-width joiners: part of how some scripts and emoji are written, so kept in a name
+JOINERS = {"\u200c", "\u200d"}
 
 
 def short_text(body: dict[str, Any], key: str, most: int) -> None:
@@ -18,22 +20,44 @@ def short_text(body: dict[str, Any], key: str, most: int) -> None:
         raise FormatError(f'"{key}" is {len(value)} characters: say it in {most} or fewer')
 
 
-def player_name(name: Any) -> None:
-    """A name as a phone may give it: visible, short, no spaces round it (else "Ana" and
-    "Ana " would be two players)."""
-    if not isinstance(name, str):
-        return  # the header's own check names the mistake
-    if len(name) > NAME_CHARACTERS:
-        raise FormatError(f"a player's name is at most {NAME_CHARACTERS} characters, not {len(name)}")
-    if name != name.strip():
-        raise FormatError(f"the name {name!r} has spaces before or after it")
-    if name and not any(unicodedata.category(c)[0] in "LNPS" for c in name):
-        raise FormatError(f"the name {name!r} has nothing to see: use letters or digits")
+def visible_text(text: Any, what: str, most: int = NAME_CHARACTERS) -> None:
+    """A name (a player's, a colour, a card's) as a phone may give it: visible, short, no spaces
+    round it (else "Ana" and "Ana " would be two players), no control or invisible characters
+    (else "Ana" and "Ana" with a zero-width space would be)."""
+    if not isinstance(text, str):
+        return  # the record's own check names the mistake
+    if len(text) > most:
+        raise FormatError(f"{what} is at most {most} characters, not {len(text)}")
+    if text != text.strip():
+        raise FormatError(f"{what} {text!r} has spaces before or after it")
+    if text and not any(unicodedata.category(c)[0] in "LNPS" for c in text):
+        raise FormatError(f"{what} {text!r} has nothing to see: use letters or digits")
+    for character in text:
+        category = unicodedata.category(character)
+        if category == "Cc" or (category == "Cf" and character not in JOINERS):
+            raise FormatError(
+                f"{what} {text!r} holds a control or invisible character "
+                f"(U+{ord(character):04X}): type it again"
+            )
+
+
+def seen_as(name: str) -> str:
+    """A name as people see it: compatibility forms folded, runs of spaces as one."""
+    return " ".join(unicodedata.normalize("NFKC", name).split())
 
 
 def player_names(header: dict[str, Any]) -> None:
-    """Every player's name in a new game's header, as ``player_name`` checks it."""
+    """Every player's name and colour in a new game's header, as ``visible_text`` checks them, and
+    no two names that look the same."""
     players = header.get("players")
+    seen: dict[str, str] = {}
     for player in players if isinstance(players, list) else []:
-        if isinstance(player, dict):
-            player_name(player.get("name"))
+        if not isinstance(player, dict):
+            continue
+        name = player.get("name")
+        visible_text(name, "a player's name")
+        visible_text(player.get("color"), "a player's colour")
+        if isinstance(name, str):
+            other = seen.setdefault(seen_as(name), name)
+            if other != name:
+                raise FormatError(f"the names {other!r} and {name!r} look the same: tell them apart")
