@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,6 +108,7 @@ def test_the_enrolment_api_learns_a_tile_and_forgets_it(
     assert answer.get_json()["enrolled"] == 1
     described = next(t for t in answer.get_json()["tiles"] if t["at"] == [x, y])
     assert described["tile"] == tile.to_json() and described["enrolled"].startswith("enrolled-")
+    assert answer.get_json()["saved_as"] == described["enrolled"] and answer.get_json()["copy"] is False
     assert (gallery_folder(enrolling.state_dir) / f"{described['enrolled']}.png").is_file()
 
     # a request that mixes forgetting with a tile is refused, and what was learnt stays
@@ -117,6 +119,13 @@ def test_the_enrolment_api_learns_a_tile_and_forgets_it(
     forgot = enrolling.post("/api/enrol", {"at": [x, y], "forget": True})
     assert forgot.status_code == 200 and forgot.get_json()["enrolled"] == 0
     assert not list(gallery_folder(enrolling.state_dir).glob("*.png"))
+
+    # a picture that cannot be written (here the gallery's folder is a file) is a 507, as a full disk
+    shutil.rmtree(gallery_folder(enrolling.state_dir))
+    gallery_folder(enrolling.state_dir).write_text("not a folder")
+    unwritten = enrolling.post("/api/enrol", {"at": [x, y], "tile": tile.to_json()})
+    assert unwritten.status_code == 507
+    assert unwritten.get_json()["message"].startswith("the picture could not be kept")
 
 
 @pytest.mark.parametrize(

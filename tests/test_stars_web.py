@@ -115,6 +115,16 @@ def test_a_card_kept_in_the_library_is_offered_from_then_on(stars_site: Site, tm
     listed = stars_site.client.get("/api/stars/cards").get_json()["cards"]
     assert [c["name"] for c in listed] == ["Cargo Bay", "Docking Ring", "Holographic Display Area", "Casino"]
     assert 'data-card="{&#34;ability&#34;: {&#34;kind&#34;: &#34;manual&#34;' in page(stars_site, "/fix")
+    # a name no one could read or tell apart, or a type this game does not name, is not kept
+    for card, status, says in [
+        ({**casino, "name": " Casino "}, 400, "spaces before or after"),
+        ({**casino, "name": "C" * 61}, 400, "at most 60 characters"),
+        ({**casino, "name": "Casino\u202e"}, 400, "U+202E"),
+        ({**casino, "name": "Arena", "type": "zzz"}, 422, "the type 'zzz' is not one of this game's"),
+    ]:
+        refused = stars_site.post("/api/stars/cards", {"card": card})
+        assert refused.status_code == status and says in refused.get_json()["message"], card
+    assert json.loads((stars_site.state_dir / FILE_NAME).read_text())["cards"] == [casino]
     # the newest reading of a name replaces the older
     stars_site.post("/api/stars/cards", {"card": {**casino, "vp": 2}})
     stars_site.table.store.close()

@@ -16,8 +16,10 @@ from companion.games.fields import check_object
 from companion.games.stars.cards import parse_card
 from companion.games.stars.library import CardLibrary, merged
 from companion.web.api import guarded, object_body, problem, web
+from companion.web.limits import visible_text
 
 stars = Blueprint("stars", __name__)
+CARD_NAME_CHARACTERS = 60  # the longest name a phone may give a card
 
 
 def blueprint() -> Blueprint:
@@ -36,6 +38,14 @@ def _game_cards() -> list[Mapping[str, Any]]:
     return cards
 
 
+def _game_types() -> list[str] | None:
+    """The location types the game under way names; None when it is not Among the Stars."""
+    state = web().table.state()
+    if state.get("game") != "stars":
+        return None
+    return list(state.get("extras", {}).get("types", []))
+
+
 @stars.app_template_global("stars_cards")
 def stars_cards(game_cards: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """For the partials: this game's cards, then the library's."""
@@ -52,7 +62,12 @@ def cards() -> Response:
 def keep() -> Response:
     request = object_body()
     check_object(request, "a card to keep", required=("card",))
+    if isinstance(request["card"], dict):  # as typed: the card's own check takes any name
+        visible_text(request["card"].get("name"), "a card's name", CARD_NAME_CHARACTERS)
     card = parse_card(request["card"], "to keep")
+    types = _game_types()
+    if types is not None and card.type not in types:
+        return problem(422, f"the type {card.type!r} is not one of this game's: {', '.join(types)}")
     try:
         _library().keep(card)
     except ValueError as error:

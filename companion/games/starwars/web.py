@@ -130,7 +130,7 @@ def describe() -> Response:
         except UserError as error:
             return problem(409, str(error))
         except OSError as error:
-            return problem(500, f"the box's counts could not be kept: {error.strerror or error}")
+            return problem(507, f"the box's counts could not be kept: {error.strerror or error}")
         counts = {"types": len(kept), "tiles": sum(kept.values())}
         return jsonify({"counts_kept": counts, **enrolment.state()})
     check_object(request, "an enrolment", required=("at",), optional=("tile", "forget"))
@@ -140,12 +140,13 @@ def describe() -> Response:
     try:
         if "forget" in request:
             enrolment.forget(cell)
-            return jsonify({"at": list(cell), "enrolled": None, **enrolment.state()})
+            return jsonify({"at": list(cell), **enrolment.state()})
         if "tile" not in request:
             raise FormatError('say what the tile is: "tile" holds it as records.md\'s inline tile')
         name = enrolment.enrol(cell, parse_tile(request["tile"]))
     except UserError as error:
         return problem(409, str(error))
     except OSError as error:
-        return problem(500, f"the picture could not be kept: {error.strerror or error}")
-    return jsonify({"at": list(cell), "enrolled": name, "copy": name is None, **enrolment.state()})
+        return problem(507, f"the picture could not be kept: {error.strerror or error}")
+    # "enrolled" is the state's: how many pictures the gallery holds
+    return jsonify({"at": list(cell), "saved_as": name, "copy": name is None, **enrolment.state()})
