@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -191,7 +192,7 @@ def test_without_enrolled_dice_the_status_says_how_to_enrol_them(factory: Any, t
 
 
 def test_enrol_dice_keeps_the_photographs_and_refuses_a_folder_without_a_face(
-    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["enrol-dice", str(photos), "--state-dir", str(tmp_path)]) == 0
     out = capsys.readouterr()
@@ -206,6 +207,25 @@ def test_enrol_dice_keeps_the_photographs_and_refuses_a_folder_without_a_face(
     assert main(["enrol-dice", str(partial), "--state-dir", str(tmp_path / "other")]) == 1
     assert "missing knight" in capsys.readouterr().err
     assert not dice_folder(tmp_path / "other").exists()
+
+    # enrolled again from the folder where they are kept: nothing lost
+    kept = dice_folder(tmp_path)
+    assert main(["enrol-dice", str(kept), "--state-dir", str(tmp_path)]) == 0
+    assert "nothing to copy" in capsys.readouterr().err
+    assert sorted(p.stem for p in kept.iterdir()) == sorted(["empty", *TABLE.all_faces])
+    # a copy that fails half way (here the disk fills up) leaves the old enrolment whole
+    copied: list[str] = []
+
+    def copy_until_full(source: Any, target: Any) -> None:
+        if copied:
+            raise OSError(28, "No space left on device")
+        copied.append(str(source))
+
+    monkeypatch.setattr(shutil, "copy2", copy_until_full)
+    assert main(["enrol-dice", str(photos), "--state-dir", str(tmp_path)]) == 1
+    assert "cannot keep the photographs" in capsys.readouterr().err and copied
+    assert not kept.with_name(kept.name + ".new").exists()
+    assert sorted(p.stem for p in kept.iterdir()) == sorted(["empty", *TABLE.all_faces])
 
 
 def test_dice_thrown_are_told_from_dice_left_where_they_lay() -> None:

@@ -57,12 +57,11 @@ def _enrol_dice(args: argparse.Namespace) -> int:
         print("--check: nothing kept", file=sys.stderr)
         return 0
     target = dice_folder(Path(args.state_dir) if args.state_dir else default_state_dir())
+    if target.exists() and source.resolve() == target.resolve():
+        print(f"{target} holds the dice enrolled already: nothing to copy", file=sys.stderr)
+        return 0
     try:
-        if target.exists():
-            shutil.rmtree(target)  # the new photographs replace the old enrolment whole
-        target.mkdir(parents=True)
-        for path in photographs(source).values():
-            shutil.copy2(path, target / path.name)
+        _replace_folder(target, list(photographs(source).values()))
     except OSError as error:
         raise UserError(f"cannot keep the photographs in {target}: {error.strerror or error}") from None
     print(f"kept in {target}: the trays read the next game's dice with them", file=sys.stderr)
@@ -73,3 +72,25 @@ def _enrol_dice(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _replace_folder(target: Path, files: list[Path]) -> None:
+    """The files become the folder's whole content: copied beside it first and swapped in only once
+    all are written, so a failed copy leaves the old enrolment as it was."""
+    fresh, old = target.with_name(target.name + ".new"), target.with_name(target.name + ".old")
+    for leftover in (fresh, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    try:
+        fresh.mkdir(parents=True)
+        for path in files:
+            shutil.copy2(path, fresh / path.name)
+        if target.exists():
+            target.rename(old)
+        fresh.rename(target)
+    except OSError:
+        if old.exists() and not target.exists():
+            old.rename(target)
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
