@@ -223,6 +223,33 @@ def test_companion_join_prints_the_pin_and_an_invite(tmp_path: Path, capsys: Any
     assert f"Table PIN: {PIN}" in out and f"/join?invite={token}" in out
 
 
+def test_companion_join_writes_nothing_even_when_what_it_reads_is_damaged(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A damaged PIN or an expired invite is said, not drawn again: one drawn by ``companion join``
+    would be saved nowhere, or would replace the one the running companion holds."""
+    from companion.cli import main
+    from companion.web.security import PIN_FILE, table_pin
+
+    state = tmp_path / "state"
+    config = tmp_path / "config.toml"
+    config.write_text(f'state_dir = "{state}"\n', encoding="utf-8")
+    state.mkdir()
+    table_pin(state)  # the PIN the service made
+    Pairing(state, clock=lambda: 0.0)  # an invite long expired
+    (state / PIN_FILE).write_text("abc", encoding="ascii")
+    before = {path.name: path.read_bytes() for path in state.iterdir()}
+    assert main(["join", "--config", str(config)]) == 1
+    assert "is damaged" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in state.iterdir()} == before
+    table_pin(state)  # the service, started again, draws the PIN
+    before = {path.name: path.read_bytes() for path in state.iterdir()}
+    assert main(["join", "--config", str(config)]) == 1
+    printed = capsys.readouterr()
+    assert "Table PIN: " in printed.out and "has expired or is damaged" in printed.err
+    assert {path.name: path.read_bytes() for path in state.iterdir()} == before
+
+
 def test_starting_over_draws_a_pin_the_companion_made_again(tmp_path: Path) -> None:
     from companion.web.security import new_table_pin, table_pin
 

@@ -70,7 +70,7 @@ def _join(args: argparse.Namespace) -> int:
     from companion.web.join import qr_terminal
     from companion.web.net import page_urls
     from companion.web.pairing import PAIRING_FILE, Pairing
-    from companion.web.security import table_pin
+    from companion.web.security import kept_table_pin
     from companion.web.server import invite_url
 
     config = load_config(args.config)
@@ -78,12 +78,18 @@ def _join(args: argparse.Namespace) -> int:
         # the running companion draws the invite; one drawn here would not be the table's
         raise UserError(f"no table here yet: nothing in {config.state_dir} (start the companion first)")
     try:
-        pin = table_pin(config.state_dir, config.web.pin)
+        pin = kept_table_pin(config.state_dir, config.web.pin)
         pairing = Pairing(config.state_dir, writable=False)  # the service's file, read only
         link = invite_url(page_urls(config.web.host, config.web.port)[0], pairing)
     except (OSError, ValueError) as error:
         raise UserError(f"cannot read the table's PIN and invite in {config.state_dir}: {error}") from None
     print(f"Table PIN: {pin}")
+    if not pairing.kept:
+        # one drawn here would be saved nowhere: the companion would not take it
+        raise UserError(
+            f"the invite kept in {config.state_dir / PAIRING_FILE} has expired or is damaged: a joined "
+            "phone's page shows a new one; meanwhile phones join with the PIN"
+        )
     print(f"Invite (a phone that opens it joins in one tap): {link}")
     if sys.stdout.isatty():
         print(qr_terminal(link))

@@ -73,6 +73,9 @@ class Pairing:
         else:
             self._invite = self._drawn()
             drawn = True
+        # whether the invite and generation are the file's as they were (``companion join`` shows
+        # only what the running companion holds)
+        self.kept = not drawn
         if drawn:
             self._write()
 

@@ -76,6 +76,20 @@ def table_pin(state_dir: Path, configured: str | None = None) -> str:
     return made.decode()
 
 
+def kept_table_pin(state_dir: Path, configured: str | None = None) -> str:
+    """The PIN as the running companion holds it, read only: ValueError when none is kept whole."""
+    if configured is not None:
+        return table_pin(state_dir, configured)
+    path = state_dir / PIN_FILE
+    try:
+        text = path.read_bytes().decode("ascii", "replace")
+    except FileNotFoundError:
+        raise ValueError(f"no PIN kept in {path}") from None
+    if not is_pin(text):
+        raise ValueError(f"the PIN kept in {path} is damaged: the companion draws one at its next start")
+    return text
+
+
 def new_table_pin(state_dir: Path) -> str:
     """Draw the table's PIN again and keep it (the old one is void)."""
     (state_dir / PIN_FILE).unlink(missing_ok=True)
