@@ -67,8 +67,16 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}" if number == 1 else f"{number} {word}s"
 
 
+def _number(text: str, kind: type[int] | type[float], what: str) -> float:
+    """A number from the command line, or a message that says what was wanted."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what}, not {text!r}") from None
+
+
 def _port(text: str) -> int:
-    port = int(text)
+    port = int(_number(text, int, "a port number"))
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 1 to 65535, not {port}")
     return port
@@ -90,10 +98,13 @@ def _threads(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
-    seconds = float(text)
-    if not seconds >= 0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"a pause is 0 seconds or more, not {text}")
+    seconds = _number(text, float, "a pause in seconds")
+    if not 0 <= seconds <= LONGEST_PAUSE:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"a pause is 0 to {LONGEST_PAUSE:g} seconds, not {text}")
     return seconds
+
+
+LONGEST_PAUSE = 3600.0  # seconds; a longer one is a mistake, and infinity cannot be waited
 
 
 DEMO_PACE = 3.0  # seconds between a replayed record's events
@@ -102,7 +113,7 @@ DEMO_PACE = 3.0  # seconds between a replayed record's events
 def _fps(text: str) -> float:
     from companion.cameras.settings import MAX_FPS
 
-    fps = float(text)
+    fps = _number(text, float, "frames a second")
     if not 0 < fps <= MAX_FPS:  # also refuses nan
         raise argparse.ArgumentTypeError(f"frames a second are above 0 and at most {MAX_FPS:g}, not {text}")
     return fps

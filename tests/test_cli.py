@@ -122,7 +122,14 @@ def test_replay_reads_stdin(records_dir: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "words"),
-    [(["--port", "99999"], "a port is 1 to 65535"), (["--pace", "-1"], "0 seconds or more")],
+    [
+        (["--port", "99999"], "a port is 1 to 65535"),
+        (["--port", "abc"], "a port number, not 'abc'"),
+        (["--pace", "-1"], "a pause is 0 to 3600 seconds"),
+        (["--pace", "inf"], "a pause is 0 to 3600 seconds, not inf"),
+        (["--pace", "soon"], "a pause in seconds, not 'soon'"),
+        (["--fps", "fast"], "frames a second, not 'fast'"),
+    ],
 )
 def test_demo_refuses_bad_options(args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:

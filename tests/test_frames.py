@@ -329,5 +329,6 @@ def test_frozen_defaults_cover_three_seconds() -> None:
     assert FrozenDetector().frames == 45
     assert FrozenDetector(fps=10).frames == 30
     assert FrozenDetector(fps=30, seconds=2).frames == 60
+    assert FrozenDetector(fps=0.1).frames == 2  # a frame every 10 s: two alike are frozen
     with pytest.raises(ValueError):
         FrozenDetector(frames=1)

@@ -321,8 +321,8 @@ class FrozenDetector:
     """
 
     def __init__(self, fps: float = 15.0, seconds: float = 3.0, frames: int | None = None) -> None:
-        if frames is None:
-            frames = round(fps * seconds)
+        if frames is None:  # a slow camera (under a frame a second) still needs two to compare
+            frames = max(2, round(fps * seconds))
         if frames < 2:
             raise ValueError("a frozen camera needs at least 2 identical frames to be seen")
         self.frames = frames
