@@ -355,6 +355,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except OSError as error:  # the machine's, not ours: a folder that cannot be read, a full disk
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"companion {args.command}: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     except Exception as error:  # a bug of ours: say so in one line, keep the trace for --debug
         if os.environ.get("COMPANION_DEBUG"):
             raise

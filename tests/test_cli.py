@@ -172,6 +172,32 @@ def test_demo_without_its_templates_says_where_they_should_be(
     assert "the web templates are not at" in err and "internal error" not in err
 
 
+class FullDisk:
+    """A standard output on a full disk (``> /dev/full``)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_the_machine_s_errors_are_said_in_one_line_not_as_a_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdout", FullDisk())
+    assert main(["replay", str(DEMO_RECORD)]) == 1
+    assert capsys.readouterr().err == "companion replay: No space left on device\n"
+    monkeypatch.undo()
+
+    def unreadable(self: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    folder = tmp_path / "dice"
+    folder.mkdir()
+    monkeypatch.setattr(Path, "iterdir", unreadable)
+    assert main(["enrol-dice", str(folder), "--state-dir", str(tmp_path / "state")]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}: cannot be read (Permission denied)" in err and "internal error" not in err
+
+
 def start_demo(*options: str) -> tuple[subprocess.Popen[str], int]:
     """``companion demo`` on a free port, as a separate process."""
     with socket.socket() as probe:

@@ -129,5 +129,10 @@ def test_a_png_too_large_to_open_is_refused_before_it_is_decoded(tmp_path: Path)
     data[16:24] = (16000).to_bytes(4, "big") + (12000).to_bytes(4, "big")  # what its header says
     path = tmp_path / "huge.png"
     path.write_bytes(bytes(data))
-    with pytest.raises(UnreadablePicture, match=r"16000x12000 px is too large a PNG.*save it as a JPEG"):
+    with pytest.raises(UnreadablePicture, match=r"16000x12000 px is too large a picture.*save it as a JPEG"):
         read_picture_file(path, max_side=4096)
+    # read whole (a tray's photograph, a gallery's picture), it is refused all the same
+    data[16:24] = (60000).to_bytes(4, "big") + (60000).to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    with pytest.raises(UnreadablePicture, match=r"60000x60000 px is too large a picture.*use a smaller copy"):
+        read_picture_file(path)

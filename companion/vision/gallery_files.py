@@ -47,7 +47,11 @@ def read_folder(
     found: list[tuple[np.ndarray, T, str]] = []
     bad: list[str] = []
     taken: dict[str, Path] = {}
-    for path in sorted(folder.iterdir()):
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError as error:
+        return found, [f"{folder}: cannot be read ({error.strerror or error})"]
+    for path in paths:
         if path.suffix.lower() not in PICTURE_SUFFIXES:
             continue
         name = cleaned_name(path.stem)

@@ -140,17 +140,18 @@ def read_picture_file(
             "copy it again, or take the picture again"
         )
     size = stated_size(data)
-    if (
-        max_side is not None
-        and size is not None
-        and data[:2] != bytes((0xFF, SOI))
-        and size[0] * size[1] > MAX_WHOLE_PIXELS
-    ):
+    # only a JPEG shrunk as it is decoded (``max_side``) may be larger than that
+    shrunk = max_side is not None and data[:2] == bytes((0xFF, SOI))
+    if size is not None and not shrunk and size[0] * size[1] > MAX_WHOLE_PIXELS:
+        advice = "save it as a JPEG, or a smaller copy" if max_side is not None else "use a smaller copy"
         raise UnreadablePicture(
-            f"{path}: {size[0]}x{size[1]} px is too large a PNG to open here (more than "
-            f"{MAX_WHOLE_PIXELS // 1_000_000} megapixels): save it as a JPEG, or a smaller copy"
+            f"{path}: {size[0]}x{size[1]} px is too large a picture to open here (more than "
+            f"{MAX_WHOLE_PIXELS // 1_000_000} megapixels): {advice}"
         )
-    picture = _decode(data, max_side) if data else None
+    try:
+        picture = _decode(data, max_side) if data else None
+    except cv2.error:  # a size OpenCV refuses (its own bound), or a file it chokes on
+        picture = None
     if picture is None:
         raise UnreadablePicture(f"{path}: not an image OpenCV can read (PNG, JPEG, ...)")
     # the picture's own size (before any shrinking) is what a person knows it by

@@ -61,7 +61,11 @@ def photographs(folder: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     if not folder.is_dir():
         return found
-    for path in sorted(folder.iterdir()):
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError as error:
+        raise EnrolmentError(f"{folder}: cannot be read ({error.strerror or error})") from None
+    for path in paths:
         if path.suffix.lower() not in SUFFIXES:
             continue
         if path.stem in found:
