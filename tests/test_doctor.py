@@ -323,3 +323,20 @@ def test_calibrate_without_the_mat_in_view_says_so(tmp_path: Path) -> None:
     assert (tmp_path / PICTURE).exists()  # what it saw is kept, to look at
     assert not (tmp_path / CALIBRATION).exists()  # but nothing for companion run to set the camera from
     assert saved_controls(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("kept", "controls"),
+    [
+        ("[]", None),
+        ('"x"', None),
+        ('{"exposure_us": -5, "gain": 2.0, "focus_dioptres": 2.5}', Controls(focus_dioptres=2.5)),
+        ('{"exposure_us": 20000, "gain": 1e9, "focus_dioptres": -40}', Controls(exposure_us=20000)),
+    ],
+)
+def test_a_damaged_calibration_file_leaves_the_camera_automatic(
+    tmp_path: Path, kept: str, controls: Controls | None
+) -> None:
+    """Only what a config could set itself is taken from the file; the rest stays automatic."""
+    (tmp_path / CALIBRATION).write_text(kept, encoding="utf-8")
+    assert saved_controls(tmp_path) == controls

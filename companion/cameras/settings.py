@@ -35,6 +35,7 @@ MAX_FPS = 120.0
 MAX_DIOPTRES = 100.0  # 1 cm away: beyond any lens's closest focus
 MAX_EXPOSURE_US = 60_000_000
 MAX_GAIN = 64.0
+MAX_DEVICE = 255  # a camera index (/dev/videoN); far above any Pi's
 
 
 @dataclass(frozen=True)
@@ -91,10 +92,14 @@ def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
 def _device(section: Mapping[str, Any]) -> str | int:
     value = section.get("device", 0)
     wanted = "a camera index (0, 1, ...), a device such as /dev/video0, or a video file"
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value <= MAX_DEVICE:
+            return value
+        raise _refuse("device", f"a camera index from 0 to {MAX_DEVICE}", value)
     if isinstance(value, str) and value.strip():
-        return int(value) if value.strip().isdigit() else value.strip()
+        return value.strip()
     raise _refuse("device", wanted, value)
 
 

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from companion.cameras.base import Camera, CameraError, Controls
-from companion.cameras.settings import CameraSettings
+from companion.cameras.settings import MAX_DIOPTRES, MAX_EXPOSURE_US, MAX_GAIN, CameraSettings
 from companion.errors import UserError
 from companion.vision.frames import check_frame
 from companion.vision.mat import PX_PER_MM, STANDARD_MAT, TILE_MM, MatSpec
@@ -240,14 +240,21 @@ def saved_controls(state_dir: Path) -> Controls | None:
         data = json.loads((state_dir / CALIBRATION).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(data, dict):
+        return None  # damaged: the camera stays automatic, as before a calibration
     focus, exposure, gain = data.get("focus_dioptres"), data.get("exposure_us"), data.get("gain")
-    if not isinstance(focus, int | float) or isinstance(focus, bool):
+    # each kept only within the bounds a config's own value must keep (cameras/settings.py)
+    if not _number_within(focus, 0.0, MAX_DIOPTRES):
         focus = None
-    if not isinstance(exposure, int) or isinstance(exposure, bool):
+    if not (_number_within(exposure, 1, MAX_EXPOSURE_US) and isinstance(exposure, int)):
         exposure = None
-    if not isinstance(gain, int | float) or isinstance(gain, bool) or exposure is None:
+    if not _number_within(gain, 1.0, MAX_GAIN) or exposure is None:
         gain = None  # a gain is only ever kept with its exposure
     return Controls(focus_dioptres=focus, exposure_us=exposure, gain=None if gain is None else float(gain))
+
+
+def _number_within(value: object, low: float, high: float) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
 
 
 def with_calibration(settings: CameraSettings, state_dir: Path) -> CameraSettings:
