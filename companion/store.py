@@ -77,9 +77,29 @@ class GameRow:
     entries: int
 
 
+def _lacking_columns(db: sqlite3.Connection) -> str:
+    """What a store made by something else lacks of SCHEMA's tables ("" when nothing): its
+    ``CREATE TABLE IF NOT EXISTS`` leaves a table of the same name as it found it."""
+    wanted = sqlite3.connect(":memory:")
+    try:
+        wanted.executescript(SCHEMA)
+        tables = [row[0] for row in wanted.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            need = [row[1] for row in wanted.execute(f"PRAGMA table_info({table})")]
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            missing = [column for column in need if column not in have]
+            if missing:
+                return f"its table {table} has no {', '.join(missing)}"
+        return ""
+    finally:
+        wanted.close()
+
+
 class GameStore:
     def __init__(self, state_dir: str | Path) -> None:
         self.state_dir = Path(state_dir)
+        if self.state_dir.exists() and not self.state_dir.is_dir():
+            raise UserError(f"the state dir {self.state_dir} is a file, not a folder")
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(
@@ -90,8 +110,15 @@ class GameStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             self._db.executescript(SCHEMA)
+            lacking = _lacking_columns(self._db)
         except (OSError, sqlite3.Error) as error:
             raise UserError(f"cannot open the game store in {self.state_dir}: {error}") from None
+        if lacking:
+            self._db.close()
+            raise UserError(
+                f"{self.state_dir / DATABASE} is not this companion's game store ({lacking}): "
+                "move it away, and a new one is started"
+            )
         self._lock = threading.Lock()  # one connection, shared by the web threads
 
     def close(self) -> None:

@@ -71,6 +71,17 @@ def test_a_damaged_store_says_so(tmp_path: Path) -> None:
         GameStore(tmp_path)
 
 
+def test_a_store_made_by_something_else_or_a_file_for_a_folder_says_so(tmp_path: Path) -> None:
+    other = sqlite3.connect(tmp_path / "games.sqlite3")
+    other.execute("CREATE TABLE games (name TEXT)")
+    other.close()
+    with pytest.raises(UserError, match=r"is not this companion's game store \(its table games has no id"):
+        GameStore(tmp_path)
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(UserError, match="the state dir .*a-file is a file, not a folder"):
+        GameStore(tmp_path / "a-file")
+
+
 def test_an_illegal_event_is_not_stored(tmp_path: Path) -> None:
     table = Table(GameStore(tmp_path))
     header, events = record_lines("route-battle.jsonl")
