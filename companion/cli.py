@@ -97,6 +97,15 @@ def _threads(text: str) -> int:
     return threads
 
 
+def _host(text: str) -> str:
+    from companion.web.net import host_problem
+
+    problem = host_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{problem}, not {text!r}")
+    return text
+
+
 def _seconds(text: str) -> float:
     seconds = _number(text, float, "a pause in seconds")
     if not 0 <= seconds <= LONGEST_PAUSE:  # also refuses nan
@@ -197,6 +206,7 @@ def _mat(args: argparse.Namespace) -> int:
 def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> None:
     command.add_argument(
         "--host",
+        type=_host,
         default="127.0.0.1",
         help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for phones)",
     )

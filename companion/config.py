@@ -23,6 +23,7 @@ from companion.devices.config import TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
 from companion.store import Retention
+from companion.web.net import host_problem
 from companion.web.security import is_pin
 from companion.web.server import DEFAULT_THREADS, THREADS_RANGE, default_state_dir
 
@@ -68,6 +69,9 @@ def _web(section: Any) -> WebSettings:
     host = section.get("host", defaults.host)
     if not isinstance(host, str) or not host.strip():
         raise ConfigError(f'[web] host: an address to listen on, such as "0.0.0.0", not {host!r}')
+    problem = host_problem(host)
+    if problem is not None:
+        raise ConfigError(f"[web] host: {problem}, not {host!r}")
     port = section.get("port", defaults.port)
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ConfigError(f"[web] port: a port is 1 to 65535, not {port!r}")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_RECORD
+from flask import Flask
 
 from companion.cli import main
 
@@ -161,6 +162,25 @@ def test_demo_on_a_busy_port_says_so_before_anything_else(capsys: pytest.Capture
     assert out == ""  # no "scoreboard on ..." for a port it does not hold
     expected = f"companion demo: cannot listen on 127.0.0.1:{port}: Address already in use"
     assert err == expected + " (try another --port or --host)\n"
+
+
+def test_a_service_on_a_busy_port_names_what_to_change() -> None:
+    from companion.errors import UserError
+    from companion.web.server import bind
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(UserError, match=r"in use \(change \[web\] host or port in /etc/x.toml\)$"):
+            bind(Flask(__name__), "127.0.0.1", port, advice="change [web] host or port in /etc/x.toml")
+
+
+@pytest.mark.parametrize("host", ["not a host!", "256.1.1.1", "[::1]"])
+def test_a_host_that_cannot_be_listened_on_is_refused(host: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", "--host", host])
+    assert stop.value.code == 2 and f"not {host!r}" in capsys.readouterr().err
 
 
 def test_demo_without_its_templates_says_where_they_should_be(

@@ -83,6 +83,9 @@ def test_the_example_config_names_every_key_the_config_takes() -> None:
         ('[web]\npin = "1234567890123"', "[web] pin: 4 to 12 digits"),
         ('[web]\npin = "١٢٣٤"', "[web] pin"),  # digits, but not 0-9
         ("[web]\nmdns = 1", "[web] mdns: true or false"),
+        ('[web]\nhost = "not a host!"', "[web] host: neither an IP address nor a host name"),
+        ('[web]\nhost = "256.1.1.1"', "[web] host: not an IP address"),
+        ('[web]\nhost = "[::1]"', "[web] host: an IPv6 address is written without brackets"),
         ("[web]\nthreads = 1", "[web] threads"),
         ('[web]\nhots = "x"', '[web] hots: no such key; did you mean "host"?'),
         ('stat_dir = "/x"', 'stat_dir: no such key; did you mean "state_dir"?'),

@@ -78,7 +78,7 @@ def test_a_store_made_by_something_else_or_a_file_for_a_folder_says_so(tmp_path:
     with pytest.raises(UserError, match=r"is not this companion's game store \(its table games has no id"):
         GameStore(tmp_path)
     (tmp_path / "a-file").write_text("x")
-    with pytest.raises(UserError, match="the state dir .*a-file is a file, not a folder"):
+    with pytest.raises(UserError, match=r"the state dir .*a-file is a file, not a folder"):
         GameStore(tmp_path / "a-file")
 
 

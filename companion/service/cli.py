@@ -35,7 +35,7 @@ def _describe(config: Config) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from companion.config import load_config
+    from companion.config import DEFAULTS, load_config
     from companion.service.calibrate import with_calibration
 
     config = load_config(args.config)
@@ -51,7 +51,9 @@ def _run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
     config = dataclasses.replace(config, camera=with_calibration(config.camera, config.state_dir))
-    return run_table(config)
+    if config.source == DEFAULTS:
+        return run_table(config, advice="set [web] host and port in a config file given with --config")
+    return run_table(config, advice=f"change [web] host or port in {config.source}")
 
 
 def _doctor(args: argparse.Namespace) -> int:

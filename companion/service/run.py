@@ -31,7 +31,7 @@ from companion.service.readers import Readers
 from companion.service.runner import NoCamera, TableRunner
 from companion.store import GameStore
 from companion.table.reader import ReaderKit
-from companion.web.server import serve
+from companion.web.server import OPTIONS_ADVICE, serve
 
 LOG = logging.getLogger("companion.run")
 
@@ -130,9 +130,11 @@ def run_table(
     first_seed: int = 1,
     title: str = "Table Companion",
     on_ready: Callable[[], None] | None = None,
+    advice: str = OPTIONS_ADVICE,
 ) -> int:
     """Serve the table of ``config`` until stopped. A ``simulator`` camera plays simulated games
-    from ``first_seed`` on, ``simulated_games`` of them (None: without end)."""
+    from ``first_seed`` on, ``simulated_games`` of them (None: without end). ``advice``: what to
+    change when the address cannot be had."""
     notifier = notifier or Notifier.from_environment()
     LOG.info(tune_allocator())  # before the first frame: see companion/service/memory.py
     with ExitStack() as stack:
@@ -197,6 +199,7 @@ def run_table(
             title=title,
             on_ready=started,
             attachments=readers.attachments(),
+            advice=advice,
         )
         # waitress ends its loop on the SIGTERM of on_fatal as on Ctrl+C and returns 0: a loop
         # that failed must still exit non-zero, for systemd's Restart=on-failure

@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit
 
 import ifaddr
 
 ALL_INTERFACES = ("0.0.0.0", "::", "")
+
+
+HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def host_problem(host: str) -> str | None:
+    """Why ``host`` cannot be listened on, as far as its spelling tells (None: it may be): an IP
+    address (IPv6 without brackets) or a host name."""
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    if host.startswith("["):
+        return "an IPv6 address is written without brackets here, such as ::1"
+    labels = host.rstrip(".").split(".")
+    if all(label.isdigit() for label in labels):
+        return "not an IP address (each of its four numbers is 0 to 255)"
+    if len(host) > 253 or not all(HOST_LABEL.fullmatch(label) for label in labels):
+        return "neither an IP address nor a host name (letters, digits, hyphens and dots)"
+    return None
 
 
 def lan_addresses() -> list[str]:

@@ -59,8 +59,11 @@ def ignore_sigterm_while_stopping() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
+OPTIONS_ADVICE = "try another --port or --host"
+
+
 def bind(
-    app: Flask, host: str, port: int, threads: int = DEFAULT_THREADS
+    app: Flask, host: str, port: int, threads: int = DEFAULT_THREADS, advice: str = OPTIONS_ADVICE
 ) -> BaseWSGIServer | MultiSocketServer:
     """The waitress server for the app, listening already; UserError if the port cannot be had."""
     from waitress.server import create_server
@@ -76,7 +79,7 @@ def bind(
         )
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or error
-        raise UserError(f"cannot listen on {host}:{port}: {reason} (try another --port or --host)") from None
+        raise UserError(f"cannot listen on {host}:{port}: {reason} ({advice})") from None
 
 
 def invite_url(page: str, pairing: Pairing) -> str:
@@ -101,7 +104,9 @@ def serve(
     title: str = "Table Companion",
     on_ready: Callable[[], None] | None = None,
     attachments: dict[str, Any] | None = None,
+    advice: str = OPTIONS_ADVICE,
 ) -> int:
+    """``advice``: what to change when the address cannot be had (the options, or the config)."""
     state_dir = table.store.state_dir
     try:
         the_pin = table_pin(state_dir, pin)
@@ -128,7 +133,7 @@ def serve(
     if mdns and host in ALL_INTERFACES and addresses:
         advertisement = Advertisement(port, addresses, on_registered=registered)
     app = create_app(context, secret_key(state_dir))
-    server = bind(app, host, port, threads)  # before telling anyone where to look
+    server = bind(app, host, port, threads, advice)  # before telling anyone where to look
     print(f"{title}: scoreboard on {urls[0]} (Ctrl+C to stop)")
     for url in urls[1:]:
         print(f"  also on {url}")
