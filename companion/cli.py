@@ -354,6 +354,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_simulate(args)
     if args.command == "demo" and args.pace is not None and not args.record:
         args.command_parser.error("--pace is the pause between a record's events: give --record too")
+    if args.command == "demo" and args.fresh and args.state_dir:
+        args.command_parser.error(
+            "--fresh plays in a store of its own, thrown away: give --state-dir or --fresh"
+        )
     try:
         code: int = args.run(args)
         return code

@@ -130,6 +130,7 @@ def test_replay_reads_stdin(records_dir: Path) -> None:
         (["--pace", "inf"], "a pause is 0 to 3600 seconds, not inf"),
         (["--pace", "soon"], "a pause in seconds, not 'soon'"),
         (["--fps", "fast"], "frames a second, not 'fast'"),
+        (["--fresh", "--state-dir", "games"], "give --state-dir or --fresh"),
     ],
 )
 def test_demo_refuses_bad_options(args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
