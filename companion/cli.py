@@ -106,6 +106,14 @@ def _host(text: str) -> str:
     return text
 
 
+def _pin(text: str) -> str:
+    from companion.web.security import is_pin
+
+    if not is_pin(text):
+        raise argparse.ArgumentTypeError(f"a table PIN is 4 to 12 digits, not {text!r}")
+    return text
+
+
 def _seconds(text: str) -> float:
     seconds = _number(text, float, "a pause in seconds")
     if not 0 <= seconds <= LONGEST_PAUSE:  # also refuses nan
@@ -213,7 +221,7 @@ def _add_server_options(command: argparse.ArgumentParser, state_help: str) -> No
     command.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
     command.add_argument("--state-dir", help=state_help)
     command.add_argument(
-        "--pin", help="the table PIN for changes (default: one made once, kept in the state dir)"
+        "--pin", type=_pin, help="the table PIN for changes (default: one made once, kept in the state dir)"
     )
     command.add_argument("--no-mdns", action="store_true", help="do not advertise table-companion.local")
 
@@ -329,6 +337,8 @@ def _check_simulate(args: argparse.Namespace) -> None:
     fewest, most = game.players
     if args.players is None:
         args.players = max(fewest, min(3, most))
+    if not args.out.strip():
+        args.command_parser.error("--out names the file to write (or - for standard output)")
     if not fewest <= args.players <= most:
         args.command_parser.error(f"{game.title} takes {fewest} to {most} players, not {args.players}")
     if args.variant is not None and args.variant not in game.variants:

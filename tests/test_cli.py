@@ -131,6 +131,7 @@ def test_replay_reads_stdin(records_dir: Path) -> None:
         (["--pace", "soon"], "a pause in seconds, not 'soon'"),
         (["--fps", "fast"], "frames a second, not 'fast'"),
         (["--fresh", "--state-dir", "games"], "give --state-dir or --fresh"),
+        (["--pin", "abc"], "argument --pin: a table PIN is 4 to 12 digits, not 'abc'"),
     ],
 )
 def test_demo_refuses_bad_options(args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
