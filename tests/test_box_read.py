@@ -194,6 +194,13 @@ def test_board_read_says_which_box_it_reads_against(
     assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state"), "--json"]) == 0
     out = capsys.readouterr()
     assert "read against your box: 1 pictures" in out.err and '"box": true' in out.out
+    # a picture the gallery cannot use is named, not passed over in silence
+    (tmp_path / "state" / "gallery" / "two.png").write_bytes(b"not a picture")
+    (tmp_path / "state" / "gallery" / "two.json").write_text('{"tile": "X"}', encoding="utf-8")
+    assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state")]) == 0
+    assert "  not used: " in capsys.readouterr().err
+    (tmp_path / "state" / "gallery" / "two.png").unlink()
+    (tmp_path / "state" / "gallery" / "two.json").unlink()
     save_counts(tmp_path / "state", {tile_type(PLANET): 1})
     assert main(["board", "read", str(image), "--state-dir", str(tmp_path / "state")]) == 0
     assert "with the counts of 1 tile types" in capsys.readouterr().err

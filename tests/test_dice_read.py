@@ -522,6 +522,11 @@ def test_a_damaged_model_or_the_wrong_labels_are_said_not_an_internal_error(
         for command in ("dice", "board"):
             assert main([command, "read", "--model", str(damaged), photo]) == 1
             assert "internal error" not in capsys.readouterr().err
+    # the meeple model's labels: the message asks whether the model is the cell model at all
+    meeples = Path(__file__).parents[1] / "models" / "starwars" / "meeples.labels.json"
+    damaged.with_suffix(".labels.json").write_bytes(meeples.read_bytes())
+    assert main(["board", "read", "--model", str(damaged), photo]) == 1
+    assert "(it has no 'tiles'): is dice.onnx a cell model?" in capsys.readouterr().err
     damaged.with_suffix(".labels.json").write_text("{not json", encoding="utf-8")
     assert main(["dice", "read", "--model", str(damaged), photo]) == 1
     assert "is not the dice model's labels" in capsys.readouterr().err

@@ -92,7 +92,12 @@ class CellModel:
             raise ModelMissing(f"the cell model is missing: {path} and {labels_path} must both exist")
         try:
             self.labels = TileLabels.load(labels_path)
-        except (ValueError, KeyError, TypeError, AttributeError, OSError) as error:  # JSON's are ValueErrors
+        except KeyError as error:  # another model's labels, such as the meeples'
+            raise ModelMissing(
+                f"{labels_path} is not a cell model's labels (it has no {error.args[0]!r}): is {path.name} "
+                "a cell model?"
+            ) from None
+        except (ValueError, TypeError, AttributeError, OSError) as error:  # JSON's are ValueErrors
             raise ModelMissing(f"{labels_path} is not a cell model's labels: {error}") from None
         self._session = open_session(path, threads)
         self.path = path

@@ -82,13 +82,19 @@ def _enrolled_box(state_dir: str | None) -> Gallery[Tile] | None:
     from companion.vision.gallery_files import gallery_folder
 
     folder = gallery_folder(_state_dir(state_dir))
-    if not folder.is_dir() or not any(folder.glob("*.json")):
+    try:
+        labels = folder.is_dir() and any(path.suffix == ".json" for path in folder.iterdir())
+    except OSError as error:
+        raise UserError(f"cannot read the box enrolled in {folder}: {error.strerror or error}") from None
+    if not labels:
         print(
             f"no box enrolled in {folder}: read by the cell model alone (companion enroll)", file=sys.stderr
         )
         return None
     box = tile_gallery(folder)
     print(f"read against your box: {len(box)} pictures in {folder}", file=sys.stderr)
+    for reason in box.skipped:
+        print(f"  not used: {reason}", file=sys.stderr)
     return box
 
 
