@@ -82,6 +82,27 @@ def test_a_store_made_by_something_else_or_a_file_for_a_folder_says_so(tmp_path:
         GameStore(tmp_path / "a-file")
 
 
+def test_a_game_these_rules_refuse_is_not_resumed_but_kept(tmp_path: Path) -> None:
+    """A journal entered before a rule was enforced: the companion still starts, says why on
+    every phone, lists the game, and a new one can start without leaving it."""
+    store = GameStore(tmp_path)
+    table = Table(store)
+    header, events = record_lines("route-battle.jsonl")
+    table.start(header)
+    for event in events[:3]:
+        table.add(event)
+    store.append(1, "event", {"event": events[5]}, "2026-11-29T12:00:00.000Z", None)  # out of turn
+    store.close()
+    again = Table(GameStore(tmp_path))
+    state = again.state()
+    assert state["game"] is None
+    assert any(p.startswith("game 1 could not be resumed (") for p in state["prompts"]), state["prompts"]
+    assert [row.id for row in again.store.games()] == [1]
+    again.start(header)
+    assert not any("could not be resumed" in p for p in again.state()["prompts"])
+    again.store.close()
+
+
 def test_an_illegal_event_is_not_stored(tmp_path: Path) -> None:
     table = Table(GameStore(tmp_path))
     header, events = record_lines("route-battle.jsonl")

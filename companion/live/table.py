@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from companion.games.base import IllegalEvent, ScoreChange
+from companion.games.base import IllegalEvent, RecordError, ScoreChange
 from companion.live.broadcast import Broadcast
 from companion.live.evidence import EvidenceKeeper, EvidenceSource, Kept
 from companion.live.game import Clock, LiveGame, Step
@@ -49,8 +49,9 @@ class Table:
         self.broadcast = Broadcast()
         self._lock = threading.RLock()
         games = store.games()
+        self._resume_problem: str | None = None  # why the newest game could not be resumed
         # A restart resumes the newest game exactly where its journal left it.
-        self.live: LiveGame | None = self._open(games[0].id) if games else None
+        self.live: LiveGame | None = self._resume(games[0].id) if games else None
         # What the camera says, when one feeds this table: its status, its prompts, its view.
         self._camera_status: str | None = None
         self._camera_prompts: list[str] = []
@@ -65,6 +66,20 @@ class Table:
         # each game's scores and winners for the list of games, with the journal entries they are of
         self._results: dict[int, tuple[int, dict[str, Any]]] = {}
         self._prune()
+
+    def _resume(self, game_id: int) -> LiveGame | None:
+        """The newest game, as its journal left it; None, said on every phone, when these rules
+        refuse a line of it (a game entered before a rule was enforced): it stays in the list of
+        games with its record, and a new game can start."""
+        try:
+            return self._open(game_id)
+        except RecordError as error:
+            LOG.error("game %s could not be resumed: %s", game_id, error)
+            self._resume_problem = (
+                f"game {game_id} could not be resumed ({error}); it is kept in the list of games: "
+                "start a new one"
+            )
+            return None
 
     def _open(self, game_id: int) -> LiveGame:
         row = self.store.game(game_id)
@@ -87,6 +102,7 @@ class Table:
         with self._lock, self._storing():
             game_id = self.store.new_game(setup.to_json(), self.clock())
             live = self.live = LiveGame(self.store, game_id, game, setup, self.clock)
+            self._resume_problem = None
             self._publish()
         self._prune()
         return live
@@ -207,7 +223,7 @@ class Table:
             state = self.live.state() if self.live else {"game": None, "seq": 0, "players": [], "log": []}
         state["source"] = self.source
         with self._lock:
-            problems = [p for p in (self._storage_problem, self.keeper.problem) if p]
+            problems = [p for p in (self._resume_problem, self._storage_problem, self.keeper.problem) if p]
             state["prompts"] = [*problems, *state.get("prompts", []), *self._camera_prompts]
             state["camera"] = {
                 "status": self._camera_status,
