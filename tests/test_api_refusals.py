@@ -94,6 +94,7 @@ def test_the_base_header_guards_corrections_as_it_guards_events(site: Site) -> N
         ("A\u0000B", "control or invisible character (U+0000)"),
         ("\u202eAna", "control or invisible character (U+202E)"),
         ("A\nB", "control or invisible character (U+000A)"),
+        ("A\u2028B", "control or invisible character (U+2028)"),
     ],
 )
 def test_a_name_no_one_could_read_or_tell_apart_is_refused(site: Site, name: str, says: str) -> None:
@@ -113,6 +114,16 @@ def test_a_name_of_any_alphabet_is_welcome(site: Site) -> None:
         "players": [{"name": "Zoë 李", "color": "red"}, {"name": "\u0391\u03bd\u03b1", "color": "black"}],
     }
     assert site.post("/api/games", header).status_code == 201
+    # emoji written with joiners and a flag's tags are names too
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    header = {
+        "game": "starwars",
+        "players": [
+            {"name": f"Ana {scotland}", "color": "red"},
+            {"name": "Ben \U0001f469\u200d\U0001f680", "color": "black"},
+        ],
+    }
+    assert site.post("/api/games?abandon=1", header).status_code == 201
 
 
 @pytest.mark.parametrize(
@@ -120,6 +131,8 @@ def test_a_name_of_any_alphabet_is_welcome(site: Site) -> None:
     [
         (["Ana", "\uff21na"], "look the same"),  # a full-width A
         (["Ana Lu", "Ana  Lu"], "look the same"),
+        (["Ana", "Ana\u200d"], "look the same"),  # a zero-width joiner
+        (["Ana", "Ana\ufe0f"], "look the same"),  # a variation selector
     ],
 )
 def test_two_names_that_look_the_same_are_refused(site: Site, players: list[str], says: str) -> None:

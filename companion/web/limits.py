@@ -12,6 +12,10 @@ NAME_CHARACTERS = 40
 REASON_CHARACTERS = 500
 # the zero-width joiners: part of how some scripts and emoji are written, so kept in a name
 JOINERS = {"\u200c", "\u200d"}
+# invisible, yet part of how some emoji are written (a flag's tags, a variation selector): kept in
+# a name, but not counted when two names are compared
+TAGS = range(0xE0020, 0xE0080)
+UNSEEN = {"\u034f", *map(chr, range(0xFE00, 0xFE10)), *map(chr, TAGS)} | JOINERS
 
 
 def short_text(body: dict[str, Any], key: str, most: int) -> None:
@@ -34,7 +38,7 @@ def visible_text(text: Any, what: str, most: int = NAME_CHARACTERS) -> None:
         raise FormatError(f"{what} {text!r} has nothing to see: use letters or digits")
     for character in text:
         category = unicodedata.category(character)
-        if category == "Cc" or (category == "Cf" and character not in JOINERS):
+        if category in ("Cc", "Zl", "Zp") or (category == "Cf" and character not in UNSEEN):
             raise FormatError(
                 f"{what} {text!r} holds a control or invisible character "
                 f"(U+{ord(character):04X}): type it again"
@@ -42,8 +46,10 @@ def visible_text(text: Any, what: str, most: int = NAME_CHARACTERS) -> None:
 
 
 def seen_as(name: str) -> str:
-    """A name as people see it: compatibility forms folded, runs of spaces as one."""
-    return " ".join(unicodedata.normalize("NFKC", name).split())
+    """A name as people see it: compatibility forms folded, runs of spaces as one, the characters
+    that show nothing by themselves left out."""
+    folded = unicodedata.normalize("NFKC", name)
+    return " ".join("".join(c for c in folded if c not in UNSEEN).split())
 
 
 def player_names(header: dict[str, Any]) -> None:
