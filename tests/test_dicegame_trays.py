@@ -224,7 +224,7 @@ def test_enrol_dice_keeps_the_photographs_and_refuses_a_folder_without_a_face(
     monkeypatch.setattr(shutil, "copy2", copy_until_full)
     assert main(["enrol-dice", str(photos), "--state-dir", str(tmp_path)]) == 1
     assert "cannot keep the photographs" in capsys.readouterr().err and copied
-    assert not kept.with_name(kept.name + ".new").exists()
+    assert sorted(path.name for path in kept.parent.iterdir() if path.name.startswith(".")) == []
     assert sorted(p.stem for p in kept.iterdir()) == sorted(["empty", *TABLE.all_faces])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -75,22 +76,25 @@ def _enrol_dice(args: argparse.Namespace) -> int:
 
 
 def _replace_folder(target: Path, files: list[Path]) -> None:
-    """The files become the folder's whole content: copied beside it first and swapped in only once
-    all are written, so a failed copy leaves the old enrolment as it was."""
-    fresh, old = target.with_name(target.name + ".new"), target.with_name(target.name + ".old")
-    for leftover in (fresh, old):
-        if leftover.exists():
-            shutil.rmtree(leftover)
+    """The files become the folder's whole content: copied into a new folder beside it first and
+    swapped in only once all are written, so a failed copy leaves the old enrolment as it was.
+    The folders it makes have names of their own: nothing there before is removed but ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+    fresh.chmod(0o755)  # as a folder made by hand: the service may run as another user
+    old = fresh.with_name(fresh.name.replace("-new-", "-old-"))
     try:
-        fresh.mkdir(parents=True)
         for path in files:
             shutil.copy2(path, fresh / path.name)
-        if target.exists():
+        if target.exists() or target.is_symlink():
             target.rename(old)
         fresh.rename(target)
     except OSError:
-        if old.exists() and not target.exists():
+        if (old.exists() or old.is_symlink()) and not (target.exists() or target.is_symlink()):
             old.rename(target)
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    if old.is_symlink():
+        old.unlink()  # a link the user made to a folder elsewhere: the folder itself stays
+    else:
+        shutil.rmtree(old, ignore_errors=True)
