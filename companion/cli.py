@@ -379,8 +379,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except OSError as error:  # the machine's, not ours: a folder that cannot be read, a full disk
-        where = f"{error.filename}: " if error.filename else ""
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        paths = [str(path) for path in (error.filename, error.filename2) if path]
+        where = f"{' -> '.join(paths)}: " if paths else ""
         print(f"companion {args.command}: {where}{error.strerror or error}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug of ours: say so in one line, keep the trace for --debug

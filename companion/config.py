@@ -69,7 +69,7 @@ def _web(section: Any) -> WebSettings:
     host = section.get("host", defaults.host)
     if not isinstance(host, str) or not host.strip():
         raise ConfigError(f'[web] host: an address to listen on, such as "0.0.0.0", not {host!r}')
-    problem = host_problem(host)
+    problem = host_problem(host.strip())
     if problem is not None:
         raise ConfigError(f"[web] host: {problem}, not {host!r}")
     port = section.get("port", defaults.port)

@@ -221,3 +221,10 @@ def test_the_timeline_tells_each_event(stars_site: Site) -> None:
     html = page(stars_site, "/timeline")
     assert "Sandra built Holographic Display Area at [1, 1] (2 credits, energy from [0, 0])" in html
     assert "Year 1 begins: 10 credits each, cards pass clockwise" in html
+
+
+def test_once_the_game_is_over_a_card_of_any_type_may_be_kept(stars_site: Site) -> None:
+    stars_site.play("stars/objectives.jsonl")
+    assert stars_site.client.get("/api/state").get_json()["finished"] is True
+    arena = {"name": "Arena", "type": "zzz", "cost": 3, "vp": 1}
+    assert stars_site.post("/api/stars/cards", {"card": arena}).status_code == 200

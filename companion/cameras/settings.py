@@ -92,7 +92,7 @@ def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
 def _device(section: Mapping[str, Any]) -> str | int:
     value = section.get("device", 0)
     wanted = "a camera index (0, 1, ...), a device such as /dev/video0, or a video file"
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdecimal() and value.strip().isascii():
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value <= MAX_DEVICE:

@@ -17,7 +17,9 @@ HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
 def host_problem(host: str) -> str | None:
     """Why ``host`` cannot be listened on, as far as its spelling tells (None: it may be): an IP
-    address (IPv6 without brackets) or a host name."""
+    address (IPv6 without brackets) or a host name; "" listens on every address."""
+    if host in ALL_INTERFACES:
+        return None
     try:
         ipaddress.ip_address(host)
         return None

@@ -39,9 +39,9 @@ def _game_cards() -> list[Mapping[str, Any]]:
 
 
 def _game_types() -> list[str] | None:
-    """The location types the game under way names; None when it is not Among the Stars."""
+    """The location types the game under way names; None when no Among the Stars game is."""
     state = web().table.state()
-    if state.get("game") != "stars":
+    if state.get("game") != "stars" or state.get("finished"):
         return None
     return list(state.get("extras", {}).get("types", []))
 
