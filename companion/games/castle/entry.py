@@ -12,7 +12,7 @@ from companion.games.carcassonne.geometry import neighbour
 from companion.games.castle import events as ev
 from companion.games.castle.box import box
 from companion.games.castle.drawing import board_svg, spot, tile_svg
-from companion.games.castle.legal import doubles, final_uses, followers, reference
+from companion.games.castle.legal import doubles, extra_turn, final_uses, followers, reference
 from companion.games.castle.scoring import majority
 from companion.games.castle.setup import TILES
 from companion.games.castle.tiles import ROLES, feature_names, resolve, tile_json, tile_words
@@ -83,12 +83,7 @@ def playable(game: CastleGame) -> list[ev.WallPlayed]:
 
     if game.phase == OVER:
         return final_uses(game)
-    found: list[ev.WallPlayed] = doubles(game) if game.phase == OPEN else []
-    placer = game.placer
-    # wall tile 1: after the turn's scoring and its takes
-    if placer is not None and 1 in game.held[placer] and game.phase in (OPEN, SCORED) and not game.dues_now():
-        found.append(ev.WallPlayed(placer, 1))
-    return found
+    return (doubles(game) if game.phase == OPEN else []) + extra_turn(game)
 
 
 def use_view(game: CastleGame, use: ev.WallPlayed) -> dict[str, Any]:

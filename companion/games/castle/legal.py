@@ -55,9 +55,7 @@ def legal_events(game: CastleGame, chance: Any = None) -> list[Any]:
     if dues and draw.wall is not None and 1 <= draw.wall <= 9 and game.taken.get(draw.wall, 0) < 2:
         player, space = dues[0]
         events.append(ev.WallTaken(player, space, draw.wall))
-    placer = game.placer
-    if not dues and game.phase in (OPEN, SCORED) and placer is not None and 1 in game.held[placer]:
-        events.append(ev.WallPlayed(placer, 1))
+    events += extra_turn(game)
     if not dues:
         if draw.tile is not None and game.placed < TILES:
             player = game.next_player
@@ -139,6 +137,14 @@ def doubles(game: CastleGame) -> list[ev.WallPlayed]:
             if ref is not None:
                 found.append(ev.WallPlayed(placer, wall, ref))
     return found
+
+
+def extra_turn(game: CastleGame) -> list[ev.WallPlayed]:
+    """Wall tile 1, when the placer holds it: after the turn's scoring and its takes."""
+    placer = game.placer
+    if placer is None or 1 not in game.held[placer] or game.phase not in (OPEN, SCORED):
+        return []
+    return [] if game.dues_now() else [ev.WallPlayed(placer, 1)]
 
 
 def final_uses(game: CastleGame) -> list[ev.WallPlayed]:
