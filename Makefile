@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean test-pi-pins
+.PHONY: run test lint typecheck bench clean test-pi-pins pictures
 
 $(STAMP): pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=python3.11")'
@@ -17,14 +17,14 @@ run: $(STAMP)
 	$(BIN)/companion demo
 
 test: $(STAMP)
-	$(BIN)/ruff check companion tests benchmarks models
-	$(BIN)/ruff format --check companion tests benchmarks models
+	$(BIN)/ruff check companion tests benchmarks models docs/pictures
+	$(BIN)/ruff format --check companion tests benchmarks models docs/pictures
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check companion tests benchmarks models
-	$(BIN)/ruff format --check companion tests benchmarks models
+	$(BIN)/ruff check companion tests benchmarks models docs/pictures
+	$(BIN)/ruff format --check companion tests benchmarks models docs/pictures
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -62,6 +62,11 @@ test-pi-pins:
 	$(PI_BIN)/python -m pip install --quiet --constraint hardware/constraints-oldest.txt -e '.[test]'
 	$(PI_BIN)/python -c "$$CHECK_PINS"
 	$(PI_BIN)/python -m pytest -q
+
+# The players' guide pictures (docs/pictures/), taken by the browser test on a phone-sized screen.
+pictures: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_browser_game_night.py
+	$(BIN)/python docs/pictures/refresh.py
 
 clean:
 	rm -rf $(VENV) $(PI_VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
