@@ -18,6 +18,7 @@ from companion.record import BadRecord, dump_record, play_record, read_bytes
 from companion.replay import replay_json, scoreboard_text
 from companion.service.cli import add_service_commands
 from companion.sim.random_player import play_random
+from companion.web.server import STATE_DIR_DEFAULT
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -267,7 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--fps", type=_fps, default=5.0, help="camera frames per second (default: 5, table pace)"
     )
-    demo.add_argument("--seed", type=int, default=1, help="which simulated game (default: 1)")
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="which simulated game (default: 1), counted on from the games a kept store has played; "
+        "with --fresh, exactly this one",
+    )
     demo.add_argument("--record", help="replay this record instead of reading the simulated table")
     demo.add_argument(
         "--pace",
@@ -299,9 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     server = commands.add_parser(
         "serve", help="serve the scoreboard over the game store; events come through the API"
     )
-    _add_server_options(
-        server, "the game store (default: $STATE_DIRECTORY or ~/.local/state/table-companion)"
-    )
+    _add_server_options(server, f"the game store (default: {STATE_DIR_DEFAULT})")
     server.add_argument(
         "--threads",
         type=_threads,

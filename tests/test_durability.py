@@ -35,6 +35,7 @@ from conftest import free_port
 from companion.games.starwars.engine import StarWarsGame
 from companion.games.starwars.sim.games import simulate_game
 from companion.record import parse_record, replay
+from companion.web.pairing import Pairing
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
@@ -283,6 +284,8 @@ def test_sigkill_while_feeding_loses_no_acknowledged_event(tmp_path: Path, serve
         server = start_server(state_dir, logs, len(servers))
         servers.append(server)
         client.base = server.url
+        kept = Pairing(state_dir, writable=False).served  # what ``companion join`` reads
+        assert kept is not None and kept[1] == server.port, kept
         return server
 
     client = Client()

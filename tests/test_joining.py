@@ -223,6 +223,25 @@ def test_companion_join_prints_the_pin_and_an_invite(tmp_path: Path, capsys: Any
     assert f"Table PIN: {PIN}" in out and f"/join?invite={token}" in out
 
 
+def test_companion_join_invites_to_the_port_the_companion_serves_on(tmp_path: Path, capsys: Any) -> None:
+    """``serve --port`` is not in the config: the running companion keeps where it listens."""
+    from companion.cli import main
+    from companion.web.security import table_pin
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'state_dir = "{tmp_path / "state"}"\n', encoding="utf-8")
+    (tmp_path / "state").mkdir()
+    table_pin(tmp_path / "state")  # the PIN the service made
+    Pairing(tmp_path / "state").serving_at("127.0.0.1", 58123)  # as serve() does once it listens
+    assert main(["join", "--config", str(config)]) == 0
+    assert "http://127.0.0.1:58123/join?invite=" in capsys.readouterr().out
+    restarted = Pairing(tmp_path / "state")
+    assert restarted.served == ("127.0.0.1", 58123)
+    restarted.serving_at("127.0.0.1", 8000)  # started again without --port
+    assert main(["join", "--config", str(config)]) == 0
+    assert "http://127.0.0.1:8000/join?invite=" in capsys.readouterr().out
+
+
 def test_companion_join_writes_nothing_even_when_what_it_reads_is_damaged(
     tmp_path: Path, capsys: Any
 ) -> None:

@@ -82,7 +82,8 @@ def _join(args: argparse.Namespace) -> int:
     try:
         pin = kept_table_pin(config.state_dir, config.web.pin)
         pairing = Pairing(config.state_dir, writable=False)  # the service's file, read only
-        link = invite_url(page_urls(config.web.host, config.web.port)[0], pairing)
+        host, port = pairing.served or (config.web.host, config.web.port)
+        link = invite_url(page_urls(host, port)[0], pairing)
     except (OSError, ValueError) as error:
         raise UserError(f"cannot read the table's PIN and invite in {config.state_dir}: {error}") from None
     print(f"Table PIN: {pin}")

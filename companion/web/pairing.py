@@ -67,6 +67,12 @@ class Pairing:
         drawn = not (isinstance(generation, str) and generation)
         self.generation = generation if isinstance(generation, str) and not drawn else secrets.token_hex(8)
         self.anyone_joined: bool = bool(saved.get("anyone_joined", False))
+        host, port = saved.get("host"), saved.get("port")
+        # where the running companion listens (``companion join`` cannot know a --host or --port
+        # given on its command line)
+        self.served: tuple[str, int] | None = (
+            (host, port) if isinstance(host, str) and isinstance(port, int) and 0 < port < 65536 else None
+        )
         token, expires = saved.get("invite"), saved.get("expires")
         if isinstance(token, str) and isinstance(expires, int | float) and expires > clock():
             self._invite = Invite(token, float(expires))
@@ -99,6 +105,8 @@ class Pairing:
             "invite": self._invite.token,
             "expires": self._invite.expires,
         }
+        if self.served is not None:
+            data["host"], data["port"] = self.served
         temporary = self._path.with_name(f".{self._path.name}.tmp")
         try:
             temporary.write_text(json.dumps(data), encoding="utf-8")
@@ -109,6 +117,13 @@ class Pairing:
 
     def _drawn(self) -> Invite:
         return Invite(secrets.token_urlsafe(INVITE_BITS // 8), self._clock() + INVITE_HOURS * 3600)
+
+    def serving_at(self, host: str, port: int) -> None:
+        """Keep where the scoreboard is served, for ``companion join``."""
+        with self._lock:
+            if (host, port) != self.served:
+                self.served = (host, port)
+                self._write()
 
     # --- joining --------------------------------------------------------------------------------
 

@@ -39,6 +39,13 @@ def default_state_dir() -> Path:
     return Path(base) / "table-companion"
 
 
+# The commands' --state-dir help, in the words of default_state_dir().
+STATE_DIR_DEFAULT = (
+    "$COMPANION_STATE_DIR, $STATE_DIRECTORY, $XDG_STATE_HOME/table-companion "
+    "or ~/.local/state/table-companion"
+)
+
+
 def stop_on_sigterm() -> None:
     """systemd and ``kill`` stop a service with SIGTERM: leave as after Ctrl+C, tidying up."""
     if threading.current_thread() is threading.main_thread():
@@ -134,6 +141,7 @@ def serve(
         advertisement = Advertisement(port, addresses, on_registered=registered)
     app = create_app(context, secret_key(state_dir))
     server = bind(app, host, port, threads, advice)  # before telling anyone where to look
+    pairing.serving_at(host, port)
     print(f"{title}: scoreboard on {urls[0]} (Ctrl+C to stop)")
     for url in urls[1:]:
         print(f"  also on {url}")

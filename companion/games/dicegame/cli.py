@@ -16,6 +16,8 @@ from companion.errors import UserError
 
 
 def add_commands(commands: Any) -> None:
+    from companion.web.server import STATE_DIR_DEFAULT
+
     """Add the command to ``companion``'s subcommands (an argparse ``_SubParsersAction``)."""
     enrol = commands.add_parser(
         "enrol-dice",
@@ -31,7 +33,7 @@ def add_commands(commands: Any) -> None:
     )
     enrol.add_argument(
         "--state-dir",
-        help="where the dice are kept (default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+        help=f"where the dice are kept (default: {STATE_DIR_DEFAULT})",
     )
     enrol.add_argument("--check", action="store_true", help="check the photographs only; keep nothing")
     enrol.set_defaults(run=_enrol_dice)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 def add_commands(commands: Any) -> None:
+    from companion.web.server import STATE_DIR_DEFAULT
+
     """Add the commands to ``companion``'s subcommands (an argparse ``_SubParsersAction``)."""
     board = commands.add_parser("board", help="read a board from a photograph of the play mat")
     board_commands = board.add_subparsers(dest="board_command", required=True, metavar="ACTION")
@@ -29,8 +31,7 @@ def add_commands(commands: Any) -> None:
     board_read.add_argument("--model", help="the cell model (default: the game's, in models/starwars/)")
     board_read.add_argument(
         "--state-dir",
-        help="read against the box enrolled there "
-        "(default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+        help=f"read against the box enrolled there (default: {STATE_DIR_DEFAULT})",
     )
     board_read.add_argument(
         "--no-box", action="store_true", help="read by the cell model alone, even with a box enrolled"
@@ -47,7 +48,7 @@ def add_commands(commands: Any) -> None:
     )
     enroll.add_argument(
         "--state-dir",
-        help="where the gallery is kept (default: $STATE_DIRECTORY or ~/.local/state/table-companion)",
+        help=f"where the gallery is kept (default: {STATE_DIR_DEFAULT})",
     )
     enroll.add_argument("--check", action="store_true", help="only check the pictures; keep nothing")
     enroll.set_defaults(run=_enroll)
