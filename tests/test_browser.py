@@ -114,8 +114,29 @@ def join_the_table(driver: WebDriver, base: str) -> int:
 def _fits_the_phone(driver: WebDriver) -> None:
     """Nothing sticks out sideways: a page wider than the phone is zoomed out, and taps land
     beside what they aim at."""
-    width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    # a mobile browser widens its viewport to what sticks out: the screen is the measure
+    width = driver.execute_script(
+        "return [Math.max(document.documentElement.scrollWidth, innerWidth), screen.width]"
+    )
     assert width[0] <= width[1], f"the page is {width[0]} px wide on a {width[1]} px phone"
+
+
+SMALL_PHONE = {"width": 320, "height": 640, "deviceScaleFactor": 2, "mobile": True}
+
+
+def _fits_a_small_phone(driver: WebDriver) -> None:
+    """The page as it is now also fits a 320 px phone (an iPhone SE's first size); the phone's
+    own size is put back after."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SMALL_PHONE)
+    try:
+        _fits_the_phone(driver)
+    finally:
+        metrics = {
+            "width": PHONE["width"],
+            "height": PHONE["height"],
+            "deviceScaleFactor": PHONE["pixelRatio"],
+        }
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "mobile": True})
 
 
 class Client:
@@ -321,3 +342,66 @@ def test_a_tile_is_entered_on_the_phone_by_tapping_its_sides(tmp_path: Path) -> 
         f"\nentered a straight trade route with {taps} taps, the cell tapped on the board; "
         f"screenshot: {ENTER_TILE_SHOT}"
     )
+
+
+def _on_screen(driver: WebDriver, element_id: str) -> dict[str, Any]:
+    """Where an element is on the phone's screen, and whether the whole of it is in view."""
+    return dict(
+        driver.execute_script(
+            "const box = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return {text: document.getElementById(arguments[0]).textContent.trim(), top: box.top,"
+            " seen: box.height > 0 && box.top >= 0 && box.bottom <= innerHeight};",
+            element_id,
+        )
+    )
+
+
+def test_what_goes_wrong_is_said_on_screen_wherever_the_phone_is_scrolled(tmp_path: Path) -> None:
+    """A refusal on Fix shows however far down the button was; a live part the phone failed to
+    fetch is said across the top of the scoreboard, then fetched again, not left out of date."""
+    _browser_or_skip()
+    header, events = record_lines("route-battle.jsonl")
+    *first, last = events
+    with _server(tmp_path / "state", tmp_path) as base:
+        client = Client(base)
+        client.post("/api/games", header, status=201)
+        for event in first:
+            client.post("/api/event", event)
+        with _phone_browser(tmp_path / "profile", tmp_path) as driver:
+            join_the_table(driver, base)
+            driver.get(f"{base}/fix")
+            assert not driver.find_elements("id", "not-joined")
+            oldest = driver.find_elements("css selector", "ol.events > li")[-1]
+            driver.execute_script(
+                "arguments[0].scrollIntoView(); arguments[0].querySelector('details').open = true;", oldest
+            )
+            button = oldest.find_element("css selector", ".remove-event")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", button)
+            assert driver.execute_script("return scrollY;") > 800, "the event should be far down the page"
+            button.click()
+            said = _wait(
+                "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
+            )
+            assert said["text"] == "Say why first." and said["seen"], said
+
+            driver.get(f"{base}/")
+            _wait("the live stream", lambda: _page(driver)["live"], lambda live: live == "live")
+            # the next fetch of the live part fails, as on a wifi blip
+            driver.execute_script(
+                "const real = window.fetch; let failed = false;"
+                "window.fetch = (url, options) => (!failed && String(url).startsWith('/parts/'))"
+                " ? (failed = true, Promise.reject(new TypeError('network'))) : real(url, options);"
+            )
+            client.post("/api/event", last)
+            banner = _wait(
+                "the out-of-date banner",
+                lambda: _on_screen(driver, "live"),
+                lambda s: "not up to date" in s["text"],
+            )
+            assert banner["top"] == 0 and banner["seen"], banner
+            caught_up = _wait(
+                "the scores fetched again",
+                lambda: _page(driver),
+                lambda page: page["scores"] == {"Ana": "4", "Ben": "1"} and page["live"] == "live",
+            )
+            assert caught_up["seq"] is not None

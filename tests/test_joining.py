@@ -59,6 +59,17 @@ def test_a_phone_that_never_joined_changes_nothing(site: Site) -> None:
     assert site.client.get("/api/state").get_json() == before
 
 
+def test_fix_and_setup_say_join_first_before_anything_is_typed(site: Site) -> None:
+    site.play("route-three.jsonl", events=2)
+    client, token = phone(site)
+    for path in ("/fix", "/setup"):
+        page = client.get(path).get_data(as_text=True)
+        assert 'id="not-joined"' in page and f'href="/join?next={path}"' in page, path
+    assert post(client, token, "/api/join", {"pin": PIN}).status_code == 200
+    for path in ("/fix", "/setup"):
+        assert 'id="not-joined"' not in client.get(path).get_data(as_text=True), path
+
+
 def test_every_route_that_changes_something_asks_for_a_joined_phone(site: Site) -> None:
     client, token = phone(site)
     open_to_all = {"/api/join"}  # how a phone joins

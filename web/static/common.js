@@ -4,15 +4,18 @@
 const Companion = (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
 
+  // The connection line (#live): quiet while live; a banner across the top of the screen while
+  // what the page shows may be out of date, wherever the phone is scrolled.
+  function show(on, text) {
+    const status = document.getElementById("live");
+    if (!status) return;
+    status.className = `live muted ${on ? "on" : "off"}`;
+    status.textContent = text;
+  }
+
   // Calls onState with the game's state now and after every change. Server-Sent Events first;
   // if the browser has none, polling. EventSource reconnects by itself after a drop.
   function subscribe(onState) {
-    const status = document.getElementById("live");
-    const show = (on, text) => {
-      if (!status) return;
-      status.className = `live muted ${on ? "on" : "off"}`;
-      status.textContent = text;
-    };
     if (!window.EventSource) {
       const poll = () => fetch("/api/state", { cache: "no-store" })
         .then((r) => r.json()).then((s) => { show(true, "updating"); onState(s); })
@@ -57,7 +60,9 @@ const Companion = (() => {
       window.location.href = `/join?next=${encodeURIComponent(window.location.pathname + window.location.hash)}`;
       throw new Error("This phone has not joined the table yet: join it first.");
     }
-    if (response.status === 409 && /has changed/.test(answer.message)) throw new Error(`${answer.message}: reload the page to see the game as it is now.`);
+    if (response.status === 409 && /has changed/.test(answer.message)) {
+      throw new Error("The game changed while this page was open (another phone or the camera), so nothing was changed: reload the page to see it as it is now, then try again.");
+    }
     throw new Error(answer.message || `error ${response.status}`);
   }
 
@@ -67,11 +72,17 @@ const Companion = (() => {
     return answer;
   }
 
+  // The page's message: it stays at the top of the screen however far down the button was (a
+  // refusal must not be said out of sight); a tap puts it away, and good news goes by itself.
+  let saidFor = null;
   function say(text, ok) {
     const box = document.getElementById("message");
     if (!box) return;
     box.textContent = text;
     box.className = ok ? "message ok" : "message";
+    box.onclick = () => { box.textContent = ""; };
+    clearTimeout(saidFor);
+    if (ok && text) saidFor = setTimeout(() => { if (box.textContent === text) box.textContent = ""; }, 8000);
   }
 
   function el(tag, text, className) {
@@ -98,20 +109,24 @@ const Companion = (() => {
   function follow(name, holder, after, remember) {
     let shown = null;
     let asked = 0; // only the answer to the latest question is drawn
-    subscribe(async (state) => {
-      const key = JSON.stringify([state.seq, state.prompts, state.camera, state.trays, state.source]);
-      if (key === shown) return;
-      const drawn = holder.querySelector("[data-seq]");
-      if (shown === null && drawn && Number(drawn.dataset.seq) === state.seq) {
-        shown = key; // the first state is the one the page was drawn from: nothing to draw again
-        return;
-      }
-      shown = key;
+    let retry = null;
+    let behind = false; // the last drawing failed: the line says so until one succeeds
+    async function draw(key) {
+      clearTimeout(retry);
       const question = ++asked;
       const response = await fetch(`/parts/${name}`, { cache: "no-store" }).catch(() => null);
-      if (!response || !response.ok || question !== asked) return;
-      const html = await response.text();
+      const html = response && response.ok ? await response.text().catch(() => null) : null;
       if (question !== asked) return;
+      if (html === null) {
+        // a wifi blip: the page must not stay behind while the stream says live
+        shown = null;
+        behind = true;
+        show(false, "not up to date, trying again…");
+        retry = setTimeout(() => { if (question === asked) { shown = key; draw(key); } }, 3000);
+        return;
+      }
+      if (behind) show(true, "live");
+      behind = false;
       const game = /data-game="([^"]*)"/.exec(html);
       if (game && game[1] !== (document.body.dataset.game || "")) {
         location.reload(); // another game: its own styles and scripts come with the whole page
@@ -123,6 +138,17 @@ const Companion = (() => {
       const now = holder.querySelector("[data-seq]");
       if (now) document.body.dataset.seq = now.dataset.seq;
       if (after) after(before);
+    }
+    subscribe((state) => {
+      const key = JSON.stringify([state.seq, state.prompts, state.camera, state.trays, state.source]);
+      if (key === shown) return;
+      const drawn = holder.querySelector("[data-seq]");
+      if (shown === null && asked === 0 && drawn && Number(drawn.dataset.seq) === state.seq) {
+        shown = key; // the first state is the one the page was drawn from: nothing to draw again
+        return;
+      }
+      shown = key;
+      draw(key);
     });
   }
 

@@ -20,9 +20,10 @@
     list.append(copy);
   });
   list.addEventListener("click", (event) => {
-    if (event.target.classList.contains("remove") && list.children.length > Number(list.dataset.fewest)) {
-      event.target.closest("li").remove();
-    }
+    if (!event.target.classList.contains("remove")) return;
+    const fewest = Number(list.dataset.fewest);
+    if (list.children.length <= fewest) return say(`This game needs at least ${fewest} players.`);
+    event.target.closest("li").remove();
   });
 
   // A game's own options: inputs named "option:KEY" (its setup partial: the header's keys) or
