@@ -18,7 +18,15 @@ from typing import Any
 
 import pytest
 from conftest import make_site
-from test_browser import _browser_or_skip, _fits_the_phone, _phone_browser, _wait, join_the_table
+from test_browser import (
+    _browser_or_skip,
+    _fits_a_small_phone,
+    _fits_the_phone,
+    _phone_browser,
+    _server,
+    _wait,
+    join_the_table,
+)
 
 from companion.games.castle.engine import CastleGame
 from companion.games.castle.tiles import parse_tile
@@ -250,6 +258,7 @@ def test_a_short_castle_game_is_played_on_the_phone_in_taps(
         assert engine(table).held["Ana"] == [WALL]
         driver.get(f"{base}/")
         _fits_the_phone(driver)
+        _fits_a_small_phone(driver)
         shot(driver, "scoreboard")
         assert driver.find_elements("css selector", "section.castle .castle-board svg .track .marker")
         # --- the end, then wall tile 9 at the final scoring, and the winner
@@ -274,6 +283,7 @@ def test_a_short_castle_game_is_played_on_the_phone_in_taps(
             "the winner screen", lambda: driver.find_elements("css selector", "#winner h1"), bool, timeout=15
         )[0].text
         _fits_the_phone(driver)
+        _fits_a_small_phone(driver)
         shot(driver, "winner")
     game = engine(table)
     assert game.finished and game.scores() == {"Ana": 13, "Ben": 3}
@@ -330,3 +340,21 @@ def test_the_scoring_order_is_entered_in_taps(served: tuple[str, Table], tmp_pat
         "tower, 3 tiles x 2 = 6",
         "house, 3 tiles x 1 = 3",
     ]
+
+
+def test_a_castle_game_over_fits_a_small_phone(tmp_path: Path) -> None:
+    """The winner screen and the castle's table of players, each breakdown long, on 320 px."""
+    _browser_or_skip()
+    record = REPO / "tests" / "records" / "castle" / "final-scoring.jsonl"
+    how = ("demo", "--record", str(record), "--pace", "0")
+    with (
+        _server(tmp_path / "state", tmp_path, how) as base,
+        _phone_browser(tmp_path / "profile", tmp_path) as driver,
+    ):
+        driver.get(f"{base}/")
+        _wait(
+            "the winner screen", lambda: driver.find_elements("css selector", "#winner h1"), bool, timeout=15
+        )
+        assert "final scoring" in driver.find_element("id", "winner").text
+        _fits_the_phone(driver)
+        _fits_a_small_phone(driver)

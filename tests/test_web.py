@@ -148,6 +148,8 @@ def test_join_page_has_a_qr_code_of_the_address(site: Site) -> None:
     html = site.client.get("/join").get_data(as_text=True)
     assert "<svg" in html and "http://192.0.2.7:8000/" in html
     assert "Scan with the phone's camera" in html and "Phones cannot reach" not in html
+    svg = html[html.index("<svg") : html.index(">", html.index("<svg"))]
+    assert "viewBox=" in svg and "width=" not in svg  # scaled to the screen, never cut
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])

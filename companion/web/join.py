@@ -13,7 +13,8 @@ import segno
 def qr_svg(url: str) -> str:
     """The QR code as inline SVG markup, dark on light so any phone camera reads it."""
     code = segno.make(url, error="m")
-    return str(code.svg_inline(scale=8, dark="#111111", light="#ffffff", border=2))
+    # no width or height: the page sizes it to the screen (a fixed size is cut on narrow phones)
+    return str(code.svg_inline(scale=8, dark="#111111", light="#ffffff", border=2, omitsize=True))
 
 
 def qr_terminal(url: str) -> str:
