@@ -18,7 +18,7 @@ from companion.record import BadRecord, dump_record, play_record, read_bytes
 from companion.replay import replay_json, scoreboard_text
 from companion.service.cli import add_service_commands
 from companion.sim.random_player import play_random
-from companion.web.server import STATE_DIR_DEFAULT
+from companion.state_dir import STATE_DIR_DEFAULT, default_state_dir
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -162,7 +162,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from companion.live.table import Table
     from companion.store import GameStore
-    from companion.web.server import default_state_dir, serve
+    from companion.web.server import serve
 
     store = GameStore(args.state_dir or default_state_dir())
     try:

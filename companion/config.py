@@ -22,10 +22,11 @@ from companion.cameras.settings import CameraSettings, camera_settings
 from companion.devices.config import TraysConfig, trays_config
 from companion.errors import ConfigError, UserError, refuse_unknown_keys
 from companion.live.mqtt import MqttSettings, mqtt_settings
+from companion.state_dir import default_state_dir
 from companion.store import Retention
 from companion.web.net import host_problem
 from companion.web.security import is_pin
-from companion.web.server import DEFAULT_THREADS, THREADS_RANGE, default_state_dir
+from companion.web.server import DEFAULT_THREADS, THREADS_RANGE
 
 # Where the service's file lives (systemd/table-companion.service passes it with --config).
 SYSTEM_CONFIG = Path("/etc/table-companion/config.toml")

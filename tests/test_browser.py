@@ -350,6 +350,7 @@ def _on_screen(driver: WebDriver, element_id: str) -> dict[str, Any]:
         driver.execute_script(
             "const box = document.getElementById(arguments[0]).getBoundingClientRect();"
             "return {text: document.getElementById(arguments[0]).textContent.trim(), top: box.top,"
+            " below: innerHeight - box.bottom,"
             " seen: box.height > 0 && box.top >= 0 && box.bottom <= innerHeight};",
             element_id,
         )
@@ -383,6 +384,19 @@ def test_what_goes_wrong_is_said_on_screen_wherever_the_phone_is_scrolled(tmp_pa
                 "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
             )
             assert said["text"] == "Say why first." and said["seen"], said
+            driver.find_element("id", "message").click()  # a tap puts it away
+            _wait("the message put away", lambda: _on_screen(driver, "message")["text"], lambda t: t == "")
+
+            driver.get(f"{base}/setup")
+            fewest = int(driver.find_element("id", "players-form").get_attribute("data-fewest"))
+            while len(rows := driver.find_elements("css selector", "#players-form .remove")) > fewest:
+                rows[-1].click()
+            driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", rows[-1])
+            rows[-1].click()  # one player too few
+            said = _wait(
+                "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
+            )
+            assert said["text"].startswith("This game needs at least") and said["seen"], said
 
             driver.get(f"{base}/")
             _wait("the live stream", lambda: _page(driver)["live"], lambda live: live == "live")
@@ -398,7 +412,7 @@ def test_what_goes_wrong_is_said_on_screen_wherever_the_phone_is_scrolled(tmp_pa
                 lambda: _on_screen(driver, "live"),
                 lambda s: "not up to date" in s["text"],
             )
-            assert banner["top"] == 0 and banner["seen"], banner
+            assert banner["below"] == 0 and banner["seen"], banner  # along the bottom of the screen
             caught_up = _wait(
                 "the scores fetched again",
                 lambda: _page(driver),

@@ -245,12 +245,18 @@ def test_companion_join_invites_to_the_port_the_companion_serves_on(tmp_path: Pa
     table_pin(tmp_path / "state")  # the PIN the service made
     Pairing(tmp_path / "state").serving_at("127.0.0.1", 58123)  # as serve() does once it listens
     assert main(["join", "--config", str(config)]) == 0
-    assert "http://127.0.0.1:58123/join?invite=" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "http://127.0.0.1:58123/join?invite=" in out
+    assert "Phones cannot open it: the scoreboard listens on 127.0.0.1, this machine only" in out
     restarted = Pairing(tmp_path / "state")
     assert restarted.served == ("127.0.0.1", 58123)
     restarted.serving_at("127.0.0.1", 8000)  # started again without --port
     assert main(["join", "--config", str(config)]) == 0
     assert "http://127.0.0.1:8000/join?invite=" in capsys.readouterr().out
+    (tmp_path / "state" / "pairing.json").write_text(
+        json.dumps({**json.loads((tmp_path / "state" / "pairing.json").read_text()), "port": True})
+    )
+    assert Pairing(tmp_path / "state", writable=False).served is None  # a damaged port: the config's
 
 
 def test_companion_join_writes_nothing_even_when_what_it_reads_is_damaged(

@@ -70,10 +70,10 @@ def _join(args: argparse.Namespace) -> int:
     from companion.config import load_config
     from companion.errors import UserError
     from companion.web.join import qr_terminal
-    from companion.web.net import page_urls
+    from companion.web.net import is_loopback, page_urls
     from companion.web.pairing import PAIRING_FILE, Pairing
     from companion.web.security import kept_table_pin
-    from companion.web.server import invite_url
+    from companion.web.server import invite_url, phones_cannot_join
 
     config = load_config(args.config)
     if not (config.state_dir / PAIRING_FILE).is_file():
@@ -94,7 +94,9 @@ def _join(args: argparse.Namespace) -> int:
             "phone's page shows a new one; meanwhile phones join with the PIN"
         )
     print(f"Invite (a phone that opens it joins in one tap): {link}")
-    if sys.stdout.isatty():
+    if is_loopback(link):  # as serve says it: a QR to scan in vain would only puzzle
+        print(f"Phones cannot open it: {phones_cannot_join(host)}")
+    elif sys.stdout.isatty():
         print(qr_terminal(link))
     return 0
 

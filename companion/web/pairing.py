@@ -71,7 +71,9 @@ class Pairing:
         # where the running companion listens (``companion join`` cannot know a --host or --port
         # given on its command line)
         self.served: tuple[str, int] | None = (
-            (host, port) if isinstance(host, str) and isinstance(port, int) and 0 < port < 65536 else None
+            (host, port)
+            if isinstance(host, str) and type(port) is int and 0 < port < 65536  # not a bool
+            else None
         )
         token, expires = saved.get("invite"), saved.get("expires")
         if isinstance(token, str) and isinstance(expires, int | float) and expires > clock():

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -27,23 +25,6 @@ from companion.web.security import PinGuard, new_table_pin, secret_key, table_pi
 DEFAULT_THREADS = 48
 # fewer than a few and the scoreboards' open streams take them all: the server stops answering
 THREADS_RANGE = (4, 512)
-
-
-def default_state_dir() -> Path:
-    """$COMPANION_STATE_DIR, else systemd's StateDirectory, else $XDG_STATE_HOME/table-companion
-    (~/.local/state/table-companion without it)."""
-    for variable in ("COMPANION_STATE_DIR", "STATE_DIRECTORY"):
-        if os.environ.get(variable):
-            return Path(os.environ[variable].split(":")[0])
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "table-companion"
-
-
-# The commands' --state-dir help, in the words of default_state_dir().
-STATE_DIR_DEFAULT = (
-    "$COMPANION_STATE_DIR, $STATE_DIRECTORY, $XDG_STATE_HOME/table-companion "
-    "or ~/.local/state/table-companion"
-)
 
 
 def stop_on_sigterm() -> None:

@@ -4,13 +4,26 @@
 const Companion = (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
 
-  // The connection line (#live): quiet while live; a banner across the top of the screen while
-  // what the page shows may be out of date, wherever the phone is scrolled.
+  // The connection line (#live): quiet while the page keeps up; a banner along the bottom of the
+  // screen while what it shows may be out of date, wherever the phone is scrolled. The stream
+  // says how it is connected; a live part that could not be fetched says so over it until fetched.
+  let stream = [false, "connecting…"];
+  let partBehind = false;
   function show(on, text) {
     const status = document.getElementById("live");
     if (!status) return;
     status.className = `live muted ${on ? "on" : "off"}`;
     status.textContent = text;
+  }
+  function streamSays(on, text) {
+    stream = [on, text];
+    if (!partBehind) show(on, text);
+  }
+  function partBehindSays(behind) {
+    if (behind === partBehind) return;
+    partBehind = behind;
+    if (behind) show(false, "not up to date, trying again…");
+    else show(...stream);
   }
 
   // Calls onState with the game's state now and after every change. Server-Sent Events first;
@@ -18,21 +31,21 @@ const Companion = (() => {
   function subscribe(onState) {
     if (!window.EventSource) {
       const poll = () => fetch("/api/state", { cache: "no-store" })
-        .then((r) => r.json()).then((s) => { show(true, "updating"); onState(s); })
-        .catch(() => show(false, "no connection, retrying"));
+        .then((r) => r.json()).then((s) => { streamSays(true, "updating"); onState(s); })
+        .catch(() => streamSays(false, "no connection, retrying"));
       poll();
       setInterval(poll, 3000);
       return;
     }
     const source = new EventSource("/api/events");
     source.addEventListener("state", (message) => {
-      show(true, "live");
+      streamSays(true, "live");
       onState(JSON.parse(message.data));
     });
     source.addEventListener("error", () => {
-      if (source.readyState !== EventSource.CLOSED) return show(false, "reconnecting…");
+      if (source.readyState !== EventSource.CLOSED) return streamSays(false, "reconnecting…");
       // Refused (too many scoreboards open): EventSource gives up, so keep the page fresh by asking.
-      show(false, "updating every 5 s");
+      streamSays(true, "updating every 5 s"); // up to date, if 5 s late: no alarm
       setInterval(() => fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then(onState).catch(() => {}), 5000);
     });
   }
@@ -72,17 +85,18 @@ const Companion = (() => {
     return answer;
   }
 
-  // The page's message: it stays at the top of the screen however far down the button was (a
-  // refusal must not be said out of sight); a tap puts it away, and good news goes by itself.
+  // The page's message (#message): over the top of the screen, however far down the button was
+  // (a refusal must not be said out of sight). A tap puts it away; good news goes by itself after
+  // a few seconds unless ``keep`` (something to read at leisure).
   let saidFor = null;
-  function say(text, ok) {
+  function say(text, ok, keep) {
     const box = document.getElementById("message");
     if (!box) return;
     box.textContent = text;
     box.className = ok ? "message ok" : "message";
     box.onclick = () => { box.textContent = ""; };
     clearTimeout(saidFor);
-    if (ok && text) saidFor = setTimeout(() => { if (box.textContent === text) box.textContent = ""; }, 8000);
+    if (ok && text && !keep) saidFor = setTimeout(() => { if (box.textContent === text) box.textContent = ""; }, 8000);
   }
 
   function el(tag, text, className) {
@@ -110,7 +124,6 @@ const Companion = (() => {
     let shown = null;
     let asked = 0; // only the answer to the latest question is drawn
     let retry = null;
-    let behind = false; // the last drawing failed: the line says so until one succeeds
     async function draw(key) {
       clearTimeout(retry);
       const question = ++asked;
@@ -120,13 +133,11 @@ const Companion = (() => {
       if (html === null) {
         // a wifi blip: the page must not stay behind while the stream says live
         shown = null;
-        behind = true;
-        show(false, "not up to date, trying again…");
+        partBehindSays(true);
         retry = setTimeout(() => { if (question === asked) { shown = key; draw(key); } }, 3000);
         return;
       }
-      if (behind) show(true, "live");
-      behind = false;
+      partBehindSays(false);
       const game = /data-game="([^"]*)"/.exec(html);
       if (game && game[1] !== (document.body.dataset.game || "")) {
         location.reload(); // another game: its own styles and scripts come with the whole page

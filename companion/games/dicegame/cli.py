@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from companion.state_dir import STATE_DIR_DEFAULT, default_state_dir
 
 
 def add_commands(commands: Any) -> None:
-    from companion.web.server import STATE_DIR_DEFAULT
-
     """Add the command to ``companion``'s subcommands (an argparse ``_SubParsersAction``)."""
     enrol = commands.add_parser(
         "enrol-dice",
@@ -43,7 +42,6 @@ def _enrol_dice(args: argparse.Namespace) -> int:
     from companion.games.dicegame.faces import named_tables
     from companion.games.dicegame.reader.enrolment import EnrolmentError
     from companion.games.dicegame.reader.table import dice_folder, enrol_folder, photographs
-    from companion.web.server import default_state_dir
 
     source = Path(args.folder)
     if not source.is_dir():

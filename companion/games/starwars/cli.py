@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.errors import UserError
+from companion.state_dir import STATE_DIR_DEFAULT, default_state_dir
 
 if TYPE_CHECKING:
     from companion.games.starwars.tiles import Tile
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 
 
 def add_commands(commands: Any) -> None:
-    from companion.web.server import STATE_DIR_DEFAULT
-
     """Add the commands to ``companion``'s subcommands (an argparse ``_SubParsersAction``)."""
     board = commands.add_parser("board", help="read a board from a photograph of the play mat")
     board_commands = board.add_subparsers(dest="board_command", required=True, metavar="ACTION")
@@ -100,7 +99,6 @@ def _enrolled_box(state_dir: str | None) -> Gallery[Tile] | None:
 
 
 def _state_dir(given: str | None) -> Path:
-    from companion.web.server import default_state_dir
 
     return Path(given) if given else default_state_dir()
 

@@ -39,8 +39,8 @@
     if (current === null && left.length) open(key(left[0]));
     form.hidden = current === null || state.game_under_way;
     const allSaved = !left.length && tiles.length && !state.game_under_way ? tiles.length : null;
-    // said once each time the mat is all saved: a later message (the counts kept) stays
-    if (allSaved !== null && allSaved !== allSavedSaid) say(`All ${tiles.length} tiles on the mat are saved. Lay the next ones, or start the game.`, true);
+    // said once each time the mat is all saved, and kept until tapped or a later message
+    if (allSaved !== null && allSaved !== allSavedSaid) say(`All ${tiles.length} tiles on the mat are saved. Lay the next ones, or start the game.`, true, true);
     allSavedSaid = allSaved;
     showBox(state);
   }
@@ -122,7 +122,7 @@
     try {
       const answer = await send("/api/enrol", { whole_box: true });
       const kept = answer.counts_kept;
-      say(`Kept: your box holds ${kept.tiles} tile(s) of ${kept.types} type(s). The camera now reads your games by it.`, true);
+      say(`Kept: your box holds ${kept.tiles} tile(s) of ${kept.types} type(s). The camera now reads your games by it.`, true, true);
       show(answer);
     } catch (error) {
       say(error.message);
