@@ -38,6 +38,11 @@ const Companion = (() => {
       return;
     }
     const source = new EventSource("/api/events");
+    // A page left for another keeps its stream open while the browser holds it for "back": six
+    // such and the phone has no connection left to the companion. Closed on leaving; a page
+    // brought back that way is loaded afresh (what it shows is old, its stream closed).
+    window.addEventListener("pagehide", () => source.close());
+    window.addEventListener("pageshow", (event) => { if (event.persisted) window.location.reload(); });
     source.addEventListener("state", (message) => {
       streamSays(true, "live");
       onState(JSON.parse(message.data));

@@ -32,6 +32,18 @@
     }
   }
 
+  // The game moves on while this page is open (the camera, another phone): a change made here
+  // would be refused, so it is said at once, with the way out, not after the typing. A phone's own
+  // change reloads the page sooner than the notice would show.
+  const movedOn = document.getElementById("moved-on");
+  if (movedOn) {
+    let timer = null;
+    Companion.subscribe((state) => {
+      if (state.seq !== seq() && timer === null) timer = setTimeout(() => { movedOn.hidden = false; }, 1500);
+    });
+    movedOn.querySelector("button").addEventListener("click", () => window.location.reload());
+  }
+
   // Arriving from a score's "Fix it" link: open that event.
   const target = window.location.hash && document.querySelector(`${window.location.hash} details`);
   if (target) target.open = true;
