@@ -222,19 +222,27 @@ def _page(driver: WebDriver) -> dict[str, Any]:
     }
 
 
-def test_phone_scoreboard_follows_the_game_live_without_reloading(tmp_path: Path) -> None:
-    _browser_or_skip()
+@contextmanager
+def _battle_waiting_for_a_roll(tmp_path: Path) -> Iterator[tuple[str, Client, WebDriver, dict[str, Any]]]:
+    """A served game of route-battle.jsonl but its last event (Ben's roll), and a phone browser:
+    the address, a client that changes the game, the browser and the roll still to come."""
     header, events = record_lines("route-battle.jsonl")
     *first, last = events
     assert last == {"event": "roll", "player": "Ben", "dice": [1]}
-    started = time.monotonic()
     with _server(tmp_path / "state", tmp_path) as base:
         client = Client(base)
         client.post("/api/games", header, status=201)
         for event in first:
             client.post("/api/event", event)
         with _phone_browser(tmp_path / "profile", tmp_path) as driver:
-            _follow_the_last_roll(driver, base, client, last)
+            yield base, client, driver, last
+
+
+def test_phone_scoreboard_follows_the_game_live_without_reloading(tmp_path: Path) -> None:
+    _browser_or_skip()
+    started = time.monotonic()
+    with _battle_waiting_for_a_roll(tmp_path) as (base, client, driver, last):
+        _follow_the_last_roll(driver, base, client, last)
     print(f"browser test took {time.monotonic() - started:.1f} s")
 
 
@@ -369,99 +377,83 @@ def _loaded_afresh(driver: WebDriver) -> bool:
 
 
 def test_what_goes_wrong_is_said_on_screen_wherever_the_phone_is_scrolled(tmp_path: Path) -> None:
-    """A refusal on Fix shows however far down the button was; a live part the phone failed to
-    fetch is said across the top of the scoreboard, then fetched again, not left out of date."""
+    """A refusal on Fix or Setup shows however far down the button was; a live part the phone
+    failed to fetch is said along the bottom of the scoreboard, then fetched again, not left out
+    of date; pages left close their streams; Fix says when the game moved on under it."""
     _browser_or_skip()
-    header, events = record_lines("route-battle.jsonl")
-    *first, last = events
-    with _server(tmp_path / "state", tmp_path) as base:
-        client = Client(base)
-        client.post("/api/games", header, status=201)
-        for event in first:
-            client.post("/api/event", event)
-        with _phone_browser(tmp_path / "profile", tmp_path) as driver:
-            join_the_table(driver, base)
-            driver.get(f"{base}/fix")
-            assert not driver.find_elements("id", "not-joined")
-            oldest = driver.find_elements("css selector", "ol.events > li")[-1]
-            driver.execute_script(
-                "arguments[0].scrollIntoView(); arguments[0].querySelector('details').open = true;", oldest
-            )
-            button = oldest.find_element("css selector", ".remove-event")
-            driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", button)
-            assert driver.execute_script("return scrollY;") > 800, "the event should be far down the page"
-            button.click()
-            said = _wait(
-                "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
-            )
-            assert said["text"] == "Say why first." and said["seen"], said
-            driver.find_element("id", "message").click()  # a tap puts it away
-            _wait("the message put away", lambda: _on_screen(driver, "message")["text"], lambda t: t == "")
+    with _battle_waiting_for_a_roll(tmp_path) as (base, client, driver, last):
+        join_the_table(driver, base)
+        driver.get(f"{base}/fix")
+        assert not driver.find_elements("id", "not-joined")
+        oldest = driver.find_elements("css selector", "ol.events > li")[-1]
+        driver.execute_script(
+            "arguments[0].scrollIntoView(); arguments[0].querySelector('details').open = true;", oldest
+        )
+        button = oldest.find_element("css selector", ".remove-event")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", button)
+        assert driver.execute_script("return scrollY;") > 800, "the event should be far down the page"
+        button.click()
+        said = _wait(
+            "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
+        )
+        assert said["text"] == "Say why first." and said["seen"], said
+        driver.find_element("id", "message").click()  # a tap puts it away
+        _wait("the message put away", lambda: _on_screen(driver, "message")["text"], lambda t: t == "")
 
-            driver.get(f"{base}/setup")
-            fewest = int(driver.find_element("id", "players-form").get_attribute("data-fewest"))
-            while len(rows := driver.find_elements("css selector", "#players-form .remove")) > fewest:
-                rows[-1].click()
-            driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", rows[-1])
-            rows[-1].click()  # one player too few
-            said = _wait(
-                "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
-            )
-            assert said["text"].startswith("This game needs at least") and said["seen"], said
+        driver.get(f"{base}/setup")
+        fewest = int(driver.find_element("id", "players-form").get_attribute("data-fewest"))
+        while len(rows := driver.find_elements("css selector", "#players-form .remove")) > fewest:
+            rows[-1].click()
+        driver.execute_script("arguments[0].scrollIntoView({block: 'end'});", rows[-1])
+        rows[-1].click()  # one player too few
+        said = _wait(
+            "the refusal on screen", lambda: _on_screen(driver, "message"), lambda m: bool(m["text"])
+        )
+        assert said["text"].startswith("This game needs at least") and said["seen"], said
 
-            driver.get(f"{base}/")
-            _wait("the live stream", lambda: _page(driver)["live"], lambda live: live == "live")
-            # the next fetch of the live part fails, as on a wifi blip
-            driver.execute_script(
-                "const real = window.fetch; let failed = false;"
-                "window.fetch = (url, options) => (!failed && String(url).startsWith('/parts/'))"
-                " ? (failed = true, Promise.reject(new TypeError('network'))) : real(url, options);"
-            )
-            client.post("/api/event", last)
-            banner = _wait(
-                "the out-of-date banner",
-                lambda: _on_screen(driver, "live"),
-                lambda s: "not up to date" in s["text"],
-            )
-            assert abs(banner["below"]) < 0.5 and banner["seen"], banner  # along the bottom of the screen
-            caught_up = _wait(
-                "the scores fetched again",
-                lambda: _page(driver),
-                lambda page: page["scores"] == {"Ana": "4", "Ben": "1"} and page["live"] == "live",
-            )
-            assert caught_up["seq"] is not None
+        driver.get(f"{base}/")
+        _wait("the live stream", lambda: _page(driver)["live"], lambda live: live == "live")
+        # the next fetch of the live part fails, as on a wifi blip
+        driver.execute_script(
+            "const real = window.fetch; let failed = false;"
+            "window.fetch = (url, options) => (!failed && String(url).startsWith('/parts/'))"
+            " ? (failed = true, Promise.reject(new TypeError('network'))) : real(url, options);"
+        )
+        client.post("/api/event", last)
+        banner = _wait(
+            "the out-of-date banner",
+            lambda: _on_screen(driver, "live"),
+            lambda s: "not up to date" in s["text"],
+        )
+        assert abs(banner["below"]) < 0.5 and banner["seen"], banner  # along the bottom of the screen
+        caught_up = _wait(
+            "the scores fetched again",
+            lambda: _page(driver),
+            lambda page: page["scores"] == {"Ana": "4", "Ben": "1"} and page["live"] == "live",
+        )
+        assert caught_up["seq"] is not None
 
-            # pages left for others close their live streams: a phone has six connections to a host,
-            # and pages held for "back" with their streams open would take them all
-            for path in ["/", "/timeline", "/fix"] * 3:
-                driver.get(f"{base}{path}")
-            asked = driver.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "const late = setTimeout(() => done('no answer in 5 s'), 5000);"
-                "fetch('/api/state').then((r) => { clearTimeout(late); done(r.status); });"
-            )
-            assert asked == 200, asked
+        # pages left for others close their live streams: a phone has six connections to a host,
+        # and pages held for "back" with their streams open would take them all
+        for path in ["/", "/timeline", "/fix"] * 3:
+            driver.get(f"{base}{path}")
+        asked = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "const late = setTimeout(() => done('no answer in 5 s'), 5000);"
+            "fetch('/api/state').then((r) => { clearTimeout(late); done(r.status); });"
+        )
+        assert asked == 200, asked
 
-            # the game moves on under an open Fix page: said at once, with the way out
-            driver.get(f"{base}/fix")
-            _wait(
-                "the page's stream",
-                lambda: driver.find_element("id", "moved-on").is_displayed(),
-                lambda s: not s,
-            )
-            time.sleep(0.5)  # the stream's first state, the page's own, has come
-            assert not driver.find_element("id", "moved-on").is_displayed()
-            client.post(
-                "/api/event", {"event": "adjust", "player": "Ana", "points": 1, "reason": "a miscount"}
-            )
-            _wait("the moved-on notice", lambda: _on_screen(driver, "moved-on"), lambda s: s["seen"])
-            driver.execute_script("window.__before = true;")
-            driver.find_element("css selector", "#moved-on button").click()
-            _wait("the page drawn again", lambda: _loaded_afresh(driver), bool)
-            assert not driver.find_element("id", "moved-on").is_displayed()
-            assert driver.execute_script("return document.body.dataset.seq;") == str(
-                client.post("/api/event", {"event": "adjust", "player": "Ana", "points": -1, "reason": "no"})[
-                    "seq"
-                ]
-                - 1
-            )
+        # the game moves on under an open Fix page: said at once, with the way out
+        driver.get(f"{base}/fix")
+        time.sleep(0.5)  # the stream's first state, the page's own, has come
+        assert not driver.find_element("id", "moved-on").is_displayed()
+        client.post("/api/event", {"event": "adjust", "player": "Ana", "points": 1, "reason": "a miscount"})
+        _wait("the moved-on notice", lambda: _on_screen(driver, "moved-on"), lambda s: s["seen"])
+        driver.execute_script("window.__before = true;")
+        driver.find_element("css selector", "#moved-on button").click()
+        _wait("the page drawn again", lambda: _loaded_afresh(driver), bool)
+        assert not driver.find_element("id", "moved-on").is_displayed()
+        shown = driver.execute_script("return document.body.dataset.seq;")
+        undone = client.post("/api/event", {"event": "adjust", "player": "Ana", "points": -1, "reason": "no"})
+        assert shown == str(undone["seq"] - 1), "the page drawn again shows the game as it was then"
