@@ -213,13 +213,14 @@ def _wait(what: str, probe: Callable[[], T], done: Callable[[T], bool], timeout:
 
 def _page(driver: WebDriver) -> dict[str, Any]:
     """What a player sees: the live indicator, the scores, the prompts, and the state's sequence number."""
-    scores = driver.execute_script(SCORES_JS)
-    return {
-        "live": driver.find_element("id", "live").text,
-        "scores": scores,
-        "prompts": [p.text for p in driver.find_elements("css selector", "#prompts .prompt")],
-        "seq": driver.execute_script("return document.body.dataset.seq ?? null;"),
-    }
+    # read in one script: the live part may be swapped between two questions from here
+    seen: dict[str, Any] = driver.execute_script(
+        "const scores = (() => {" + SCORES_JS + "})();"
+        "return {live: document.getElementById('live').innerText.trim(), scores,"
+        " prompts: [...document.querySelectorAll('#prompts .prompt')].map((p) => p.innerText.trim()),"
+        " seq: document.body.dataset.seq ?? null};"
+    )
+    return seen
 
 
 @contextmanager
